@@ -1,0 +1,63 @@
+"""The released schema files, loaded from the package and resolved offline."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource
+
+from verify_contract.versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
+
+VERIFY_RESPONSE_FILE = "verify_response.schema.json"
+FAILURE_KINDS_FILE = "failure_kinds.schema.json"
+
+
+def _refuse_retrieval(uri: str) -> Resource[Any]:
+    # Every schema the contract needs is in the registry; anything else is a bug, never a download.
+    raise NoSuchResource(ref=uri)
+
+
+@cache
+def schema_document(version: str, name: str = VERIFY_RESPONSE_FILE) -> dict[str, Any]:
+    """One released schema file of a version, as shipped in the package."""
+    check_version(version)
+    path = resources.files("verify_contract.generated").joinpath("schemas", version, name)
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+def _version_files(version: str) -> list[str]:
+    directory = resources.files("verify_contract.generated").joinpath("schemas", version)
+    return sorted(entry.name for entry in directory.iterdir() if entry.name.endswith(".schema.json"))
+
+
+@cache
+def schema_registry(version: str) -> Registry[Any]:
+    """A ``referencing`` registry holding every file of the version, and nothing it would fetch."""
+    resources_ = [Resource.from_contents(schema_document(version, name)) for name in _version_files(version)]
+    return Registry(retrieve=_refuse_retrieval).with_resources(  # type: ignore[call-arg]
+        (resource.id() or "", resource) for resource in resources_
+    )
+
+
+def profile_schema(version: str, profile: Profile) -> dict[str, Any]:
+    """A schema that validates one profile of one version: a ``$ref`` into the released file."""
+    check_profile(profile)
+    base = schema_document(version)["$id"]
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": f"{base}#/$defs/{PROFILE_DEFINITIONS[profile]}"}
+
+
+def declared_fields(version: str) -> frozenset[str]:
+    """Top-level fields of the core profile at ``version``."""
+    properties = schema_document(version)["$defs"]["VerifyResponse"]["properties"]
+    return frozenset(properties)
+
+
+def registered_failure_kinds(version: str) -> frozenset[str]:
+    if FAILURE_KINDS_FILE not in _version_files(version):
+        return frozenset()
+    return frozenset(schema_document(version, FAILURE_KINDS_FILE)["enum"])

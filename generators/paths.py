@@ -1,0 +1,31 @@
+"""Where the sources live and where generated artifacts go, relative to the repository root."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_DIR = ROOT / "schema"
+VERSIONS_DIR = SCHEMA_DIR / "versions"
+REGISTRY_FILE = SCHEMA_DIR / "registry" / "failure_kinds.yaml"
+SPEC_FILE = ROOT / "SPEC.md"
+PYTHON_PACKAGE = ROOT / "bindings" / "python" / "verify_contract"
+PYTHON_GENERATED = PYTHON_PACKAGE / "generated"
+
+VERIFY_RESPONSE_FILE = "verify_response.schema.json"
+FAILURE_KINDS_FILE = "failure_kinds.schema.json"
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def contract_versions() -> list[str]:
+    """Every contract version with a schema directory, oldest first."""
+    found = [d.name for d in VERSIONS_DIR.iterdir() if (d / VERIFY_RESPONSE_FILE).is_file()]
+    return sorted(found, key=version_key)
+
+
+def module_name(version: str) -> str:
+    """``1.2.0`` -> ``v1_2_0``: the Python module (and Go/Rust/TS) name of a version."""
+    return "v" + version.replace(".", "_")
