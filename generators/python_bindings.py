@@ -41,6 +41,8 @@ MODEL_OPTIONS = [
     "--collapse-root-models",
     "--use-missing-sentinel",
     "--base-class", "verify_contract.model_base.ContractModel",
+    # MISSING left pydantic.experimental in pydantic 2.14.
+    "--import-overrides", '{"MISSING": "pydantic"}',
 ]
 TYPEDDICT_OPTIONS = [
     "--output-model-type", "typing.TypedDict",

@@ -32,7 +32,7 @@ RULES: dict[str, Rule] = {
         _rule("json-syntax", E, "The text is not one JSON value (bad syntax, truncation, invalid UTF-8, BOM)."),
         _rule("json-non-finite", E, "A number is NaN, Infinity or overflows to infinity (e.g. 1e400): JSON has no such value."),
         _rule("json-duplicate-key", E, "An object repeats a member name (I-JSON, RFC 7493, forbids it)."),
-        _rule("json-too-deep", E, "The JSON value nests deeper than the parser's limit."),
+        _rule("json-too-deep", E, "Arrays and objects nest deeper than 100 levels."),
         _rule("document-type", E, "The document is not a JSON object."),
         _rule("reward-required", E, "`reward` is missing."),
         _rule("reward-type", E, "`reward` is not a JSON number (booleans, strings and null are not numbers)."),

@@ -10,6 +10,8 @@ from typing import Any
 from verify_contract.findings import Finding, finding
 
 UTF8_BOM = b"\xef\xbb\xbf"
+MAX_DEPTH = 100
+"""Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (SPEC.md)."""
 
 
 class _Reject(ValueError):
@@ -51,6 +53,23 @@ class Parsed:
         return self.finding is None
 
 
+def nesting_depth(value: Any) -> int:
+    """Depth of the deepest array or object in ``value`` (0 for a scalar), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
 def parse_json(data: bytes | str) -> Parsed:
     """Parse one JSON text strictly: UTF-8, no BOM, finite numbers, unique member names."""
     if isinstance(data, bytes):
@@ -65,10 +84,14 @@ def parse_json(data: bytes | str) -> Parsed:
         if text.startswith("\ufeff"):
             return Parsed(None, finding("json-syntax", "the text starts with a byte order mark (RFC 8259 forbids it)"))
     try:
-        return Parsed(_DECODER.decode(text), None)
+        document = _DECODER.decode(text)
     except _Reject as error:
         return Parsed(None, finding(error.rule, str(error)))
     except json.JSONDecodeError as error:
         return Parsed(None, finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}"))
     except RecursionError:
-        return Parsed(None, finding("json-too-deep", "the value nests too deeply to parse"))
+        return Parsed(None, finding("json-too-deep", f"the value nests deeper than {MAX_DEPTH} levels"))
+    depth = nesting_depth(document)
+    if depth > MAX_DEPTH:
+        return Parsed(None, finding("json-too-deep", f"the value nests {depth} levels deep; the limit is {MAX_DEPTH}"))
+    return Parsed(document, None)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 from typing import Annotated, Any
-from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictStr
+from pydantic import ConfigDict, Field, MISSING, StrictBool, StrictFloat, StrictStr
 from verify_contract.model_base import ContractModel
 from typing_extensions import TypeAliasType
-from pydantic.experimental.missing_sentinel import MISSING
 from enum import Enum
 
 

@@ -1,0 +1,106 @@
+"""Every conformance vector through the reference validator, the pydantic models and the TypedDicts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import VECTORS, vector_ids
+from jsonvalue import json_equal
+from pydantic import ValidationError
+
+from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
+from verify_contract.mask import MaskTypeError
+from verify_contract.vectors import Vector
+
+
+def reference_verdict(vector: Vector) -> tuple[bool, list[str]]:
+    parsed = parse_json(vector.text.encode("utf-8"))
+    if parsed.finding is not None:
+        return False, [parsed.finding.rule]
+    result = validate(parsed.document, vector.contract_version, vector.profile)
+    return result.valid, result.rules
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=vector_ids(VECTORS))
+def test_reference_validator(vector: Vector) -> None:
+    valid, rules = reference_verdict(vector)
+    assert (valid, rules) == (vector.valid, sorted(vector.findings)), vector.description
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=vector_ids(VECTORS))
+def test_effective_mask(vector: Vector) -> None:
+    if vector.effective_mask is None:
+        parsed = parse_json(vector.text)
+        if parsed.ok and isinstance(parsed.document, dict):
+            # undefined mask: either the reader refuses, or the document is invalid at the latest version
+            try:
+                effective_mask(parsed.document)
+            except MaskTypeError:
+                return
+            assert not validate(parsed.document, profile="core").valid or not vector.valid
+        return
+    assert effective_mask(parse_json(vector.text).document) is vector.effective_mask
+
+
+def _binding_verdicts(vector: Vector) -> dict[str, bool]:
+    """Strict parse, then each binding. pydantic's own JSON parser keeps the last duplicate key, so
+    bindings are fed the strictly parsed document; direct ``model_validate_json`` is checked below."""
+    parsed = parse_json(vector.text)
+    if not parsed.ok:
+        return {"model": False, "typeddict": False}
+    verdicts = {}
+    try:
+        model_class(vector.contract_version, vector.profile).model_validate(parsed.document)
+        verdicts["model"] = True
+    except ValidationError:
+        verdicts["model"] = False
+    try:
+        typeddict_adapter(vector.contract_version, vector.profile).validate_python(parsed.document)
+        verdicts["typeddict"] = True
+    except ValidationError:
+        verdicts["typeddict"] = False
+    return verdicts
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=vector_ids(VECTORS))
+def test_bindings_agree_with_reference(vector: Vector) -> None:
+    assert _binding_verdicts(vector) == {"model": vector.valid, "typeddict": vector.valid}
+
+
+# pydantic's own JSON parser neither sees duplicate keys nor limits depth; the strict parser does.
+DIRECT = [v for v in VECTORS if not {"json-duplicate-key", "json-too-deep"} & set(v.findings)]
+
+
+@pytest.mark.parametrize("vector", DIRECT, ids=vector_ids(DIRECT))
+def test_model_validate_json_agrees(vector: Vector) -> None:
+    """pydantic's own JSON parser path: same verdicts, bar duplicate keys (which it cannot see)."""
+    cls = model_class(vector.contract_version, vector.profile)
+    try:
+        cls.model_validate_json(vector.text)
+        accepted = True
+    except ValidationError:
+        accepted = False
+    assert accepted is vector.valid
+
+
+ROUND_TRIP = [v for v in VECTORS if v.valid and v.round_trip]
+
+
+@pytest.mark.parametrize("vector", ROUND_TRIP, ids=vector_ids(ROUND_TRIP))
+def test_model_round_trip(vector: Vector) -> None:
+    document = parse_json(vector.text).document
+    model = model_class(vector.contract_version, vector.profile).model_validate(document)
+    dumped = model.to_document()
+    assert json_equal(dumped, document), vector.description
+    assert json_equal(json.loads(model.model_dump_json(exclude_unset=True)), document)
+    # the dump is itself a valid document
+    assert validate(dumped, vector.contract_version, vector.profile).valid
+
+
+@pytest.mark.parametrize("vector", ROUND_TRIP, ids=vector_ids(ROUND_TRIP))
+def test_typeddict_round_trip(vector: Vector) -> None:
+    document = parse_json(vector.text).document
+    adapter = typeddict_adapter(vector.contract_version, vector.profile)
+    dumped = adapter.dump_python(adapter.validate_python(document), mode="json")
+    assert json_equal(dumped, document), vector.description
