@@ -1,0 +1,33 @@
+# Two entry points (see README): `make demo` runs the main job on bundled sample data,
+# `make test` sets up every language and runs the whole test suite. Both set themselves up.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+LANGUAGES := typescript go rust
+
+.PHONY: setup demo test test-python generate lint
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+demo: setup
+	$(VENV)/bin/verify-contract check examples/results.jsonl --profile core
+
+generate: setup
+	$(PY) -m generators
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+
+# Each language's own script installs its dependencies from its registry, builds, and runs its tests.
+test: setup lint
+	@for lang in $(LANGUAGES); do \
+		if [ -f bindings/$$lang/ci.sh ]; then echo "== $$lang"; bash bindings/$$lang/ci.sh || exit 1; fi; \
+	done
+	$(PY) -m pytest
