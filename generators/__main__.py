@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from generators import paths
 from generators.bundle import bundle, dump_json, uses_registry
@@ -15,7 +16,8 @@ from generators.registry_outputs import markdown_table, python_constants, replac
 
 Artifacts = dict[Path, str]
 # Other languages' generators register here (name -> function of the bundled schemas).
-EXTRA_GENERATORS: dict[str, Callable[[dict[str, dict]], Artifacts]] = {}
+Bundles = dict[str, dict[str, Any]]
+EXTRA_GENERATORS: dict[str, Callable[[Bundles], Artifacts]] = {}
 
 
 def _load_extra_generators() -> None:
@@ -34,7 +36,7 @@ def build_artifacts() -> Artifacts:
     versions = paths.contract_versions()
     kinds = load_registry(paths.REGISTRY_FILE, versions)
     artifacts: Artifacts = {}
-    bundles: dict[str, dict] = {}
+    bundles: Bundles = {}
     for version in versions:
         version_dir = paths.VERSIONS_DIR / version
         source = json.loads((version_dir / paths.VERIFY_RESPONSE_FILE).read_text(encoding="utf-8"))

@@ -20,7 +20,9 @@ REGISTERED_DEF = "RegisteredFailureKind"
 def _rewrite_refs(node: Any) -> Any:
     if isinstance(node, dict):
         return {
-            key: (f"#/$defs/{REGISTERED_DEF}" if key == "$ref" and value == FAILURE_KINDS_FILE else _rewrite_refs(value))
+            key: (
+                f"#/$defs/{REGISTERED_DEF}" if key == "$ref" and value == FAILURE_KINDS_FILE else _rewrite_refs(value)
+            )
             for key, value in node.items()
         }
     if isinstance(node, list):
@@ -29,7 +31,7 @@ def _rewrite_refs(node: Any) -> Any:
 
 
 def bundle(verify_response: dict[str, Any], failure_kinds: dict[str, Any] | None) -> dict[str, Any]:
-    bundled = _rewrite_refs(copy.deepcopy(verify_response))
+    bundled: dict[str, Any] = _rewrite_refs(copy.deepcopy(verify_response))
     if failure_kinds is not None:
         registered = {key: value for key, value in failure_kinds.items() if key not in ("$schema", "$id")}
         bundled["$defs"][REGISTERED_DEF] = registered

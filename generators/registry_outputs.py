@@ -25,7 +25,9 @@ def python_constants(kinds: list[FailureKind]) -> str:
         deprecation = "None"
         if kind.deprecated is not None:
             d = kind.deprecated
-            deprecation = f"Deprecation(since={d.since!r}, reason={d.reason!r}, renamed_to={d.renamed_to!r}, note={d.note!r})"
+            deprecation = (
+                f"Deprecation(since={d.since!r}, reason={d.reason!r}, renamed_to={d.renamed_to!r}, note={d.note!r})"
+            )
         lines.append(
             f"    FailureKindInfo(\n        id={kind.id!r},\n        domain={kind.domain!r},\n"
             f"        brief={kind.brief!r},\n        stability={kind.stability!r},\n"
@@ -43,15 +45,15 @@ def markdown_table(kinds: list[FailureKind]) -> str:
             deprecated = f"{kind.deprecated.since}, {kind.deprecated.reason}"
             if kind.deprecated.renamed_to:
                 deprecated += f" to `{kind.deprecated.renamed_to}`"
-        rows.append(f"| `{kind.id}` | {kind.domain} | {kind.stability} | {kind.added_in} | {deprecated} | {kind.brief} |")
+        rows.append(
+            f"| `{kind.id}` | {kind.domain} | {kind.stability} | {kind.added_in} | {deprecated} | {kind.brief} |"
+        )
     return "\n".join(rows) + "\n"
 
 
 def replace_generated_block(document: str, name: str, content: str) -> str:
     """Replace the text between ``<!-- BEGIN GENERATED: name -->`` and its END marker."""
-    pattern = re.compile(
-        rf"(<!-- BEGIN GENERATED: {name} [^\n]*-->\n)(.*?)(<!-- END GENERATED: {name} -->)", re.DOTALL
-    )
+    pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} [^\n]*-->\n)(.*?)(<!-- END GENERATED: {name} -->)", re.DOTALL)
     if not pattern.search(document):
         raise RuntimeError(f"SPEC.md has no generated block named {name!r}")
     return pattern.sub(lambda m: m.group(1) + content + m.group(3), document, count=1)

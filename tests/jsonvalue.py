@@ -14,7 +14,7 @@ def json_equal(left: Any, right: Any) -> bool:
     if isinstance(left, dict) and isinstance(right, dict):
         return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
     if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
     return type(left) is type(right) and left == right
 
 
@@ -22,5 +22,5 @@ def same_key_order(left: Any, right: Any) -> bool:
     if isinstance(left, dict) and isinstance(right, dict):
         return list(left) == list(right) and all(same_key_order(left[k], right[k]) for k in left)
     if isinstance(left, list) and isinstance(right, list):
-        return all(same_key_order(a, b) for a, b in zip(left, right))
+        return all(same_key_order(a, b) for a, b in zip(left, right, strict=True))
     return True

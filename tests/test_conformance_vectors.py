@@ -8,7 +8,6 @@ import pytest
 from conftest import VECTORS, vector_ids
 from jsonvalue import json_equal
 from pydantic import ValidationError
-
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
 from verify_contract.mask import MaskTypeError
 from verify_contract.vectors import Vector

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
 import pytest
-
-from verify_contract import LATEST_VERSION, validate
+from verify_contract import LATEST_VERSION, validate, validation
+from verify_contract.failure_kind_info import Deprecation, FailureKindInfo
 from verify_contract.findings import RULES
 from verify_contract.generated import failure_kinds
-from verify_contract.failure_kind_info import Deprecation, FailureKindInfo
-from verify_contract import validation
 
 
 def test_non_finite_reward_from_python() -> None:
@@ -17,8 +15,9 @@ def test_non_finite_reward_from_python() -> None:
 
 
 def test_deprecated_kind_warns(monkeypatch: pytest.MonkeyPatch) -> None:
-    deprecated = FailureKindInfo("judge_failed", "judge", "x", "stable", "1.2.0",
-                                 Deprecation(LATEST_VERSION, "renamed", "judge_unparseable"))
+    deprecated = FailureKindInfo(
+        "judge_failed", "judge", "x", "stable", "1.2.0", Deprecation(LATEST_VERSION, "renamed", "judge_unparseable")
+    )
     kinds = tuple(deprecated if k.id == "judge_failed" else k for k in failure_kinds.KINDS)
     monkeypatch.setattr(validation, "KINDS", kinds)
     result = validate({"reward": 0.0, "failure_kind": "judge_failed"}, profile="core")

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from conftest import VECTORS
-
 from verify_contract import RULES, Severity
 from verify_contract.vectors import VectorFileError, load_vectors, vectors_dir
 
@@ -62,8 +61,24 @@ def test_payload_vectors_present(system: str) -> None:
 def test_corpus_schema_rejects_a_bad_file(tmp_path: Path) -> None:
     source = vectors_dir()
     (tmp_path / "vectors.schema.json").write_text((source / "vectors.schema.json").read_text())
-    (tmp_path / "bad.json").write_text(json.dumps({"description": "x", "spec": "SPEC.md#reward", "tests": [
-        {"id": "a", "description": "no verdict", "contract_version": "1.2.0", "profile": "core",
-         "instance": {}, "findings": [], "effective_mask": None}]}))
+    (tmp_path / "bad.json").write_text(
+        json.dumps(
+            {
+                "description": "x",
+                "spec": "SPEC.md#reward",
+                "tests": [
+                    {
+                        "id": "a",
+                        "description": "no verdict",
+                        "contract_version": "1.2.0",
+                        "profile": "core",
+                        "instance": {},
+                        "findings": [],
+                        "effective_mask": None,
+                    }
+                ],
+            }
+        )
+    )
     with pytest.raises(VectorFileError, match="valid"):
         load_vectors(tmp_path)

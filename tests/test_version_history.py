@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from conftest import VECTORS
-
 from verify_contract import CONTRACT_VERSIONS, PROFILES, parse_json, validate
 from verify_contract.schemas import declared_fields
 
@@ -24,12 +23,14 @@ def _transitions() -> list[tuple[str, str, str, bool]]:
         document = parse_json(vector.text).document
         for profile in PROFILES:
             results = [validate(document, version, profile) for version in CONTRACT_VERSIONS]
-            pairs = zip(CONTRACT_VERSIONS, CONTRACT_VERSIONS[1:], results, results[1:])
+            pairs = zip(CONTRACT_VERSIONS, CONTRACT_VERSIONS[1:], results, results[1:], strict=False)
             for older, newer, was, now in pairs:
                 if was.valid and not now.valid:
                     fields = {error.pointer.split("/")[1] for error in now.errors if error.pointer}
-                    explained = bool(fields) and all(len(e.pointer) > 0 for e in now.errors) and not (
-                        fields & declared_fields(older)
+                    explained = (
+                        bool(fields)
+                        and all(len(e.pointer) > 0 for e in now.errors)
+                        and not (fields & declared_fields(older))
                     )
                     losses.append((vector.id, profile, f"{older} -> {newer}", explained))
     return losses
@@ -54,7 +55,9 @@ def test_a_tightened_rule_would_be_caught(monkeypatch: pytest.MonkeyPatch) -> No
         if version == "1.2.0" and isinstance(document, dict) and document.get("failure_reason") == "timeout":
             from verify_contract.findings import finding
 
-            return validation.ValidationResult([*result.findings, finding("failure-reason-type", "x", "/failure_reason")])
+            return validation.ValidationResult(
+                [*result.findings, finding("failure-reason-type", "x", "/failure_reason")]
+            )
         return result
 
     monkeypatch.setattr(__import__(__name__), "validate", stricter)

@@ -44,7 +44,8 @@ def register(commands: Any) -> None:
     check = commands.add_parser("check", help="validate .json and .jsonl files of verify responses")
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="default: %(default)s")
-    check.add_argument("--contract-version", choices=CONTRACT_VERSIONS, default=LATEST_VERSION,
-                       help="default: %(default)s")
+    check.add_argument(
+        "--contract-version", choices=CONTRACT_VERSIONS, default=LATEST_VERSION, help="default: %(default)s"
+    )
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.set_defaults(handler=run)

@@ -30,7 +30,11 @@ RULES: dict[str, Rule] = {
     rule.id: rule
     for rule in (
         _rule("json-syntax", E, "The text is not one JSON value (bad syntax, truncation, invalid UTF-8, BOM)."),
-        _rule("json-non-finite", E, "A number is NaN, Infinity or overflows to infinity (e.g. 1e400): JSON has no such value."),
+        _rule(
+            "json-non-finite",
+            E,
+            "A number is NaN, Infinity or overflows to infinity (e.g. 1e400): JSON has no such value.",
+        ),
         _rule("json-duplicate-key", E, "An object repeats a member name (I-JSON, RFC 7493, forbids it)."),
         _rule("json-too-deep", E, "Arrays and objects nest deeper than 100 levels."),
         _rule("document-type", E, "The document is not a JSON object."),

@@ -74,7 +74,9 @@ def parse_json(data: bytes | str) -> Parsed:
     """Parse one JSON text strictly: UTF-8, no BOM, finite numbers, unique member names."""
     if isinstance(data, bytes):
         if data.startswith(UTF8_BOM):
-            return Parsed(None, finding("json-syntax", "the text starts with a UTF-8 byte order mark (RFC 8259 forbids it)"))
+            return Parsed(
+                None, finding("json-syntax", "the text starts with a UTF-8 byte order mark (RFC 8259 forbids it)")
+            )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:

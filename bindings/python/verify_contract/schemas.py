@@ -18,20 +18,20 @@ FAILURE_KINDS_FILE = "failure_kinds.schema.json"
 
 def _refuse_retrieval(uri: str) -> Resource[Any]:
     # Every schema the contract needs is in the registry; anything else is a bug, never a download.
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs-generated __init__
 
 
 @cache
 def schema_document(version: str, name: str = VERIFY_RESPONSE_FILE) -> dict[str, Any]:
     """One released schema file of a version, as shipped in the package."""
     check_version(version)
-    path = resources.files("verify_contract.generated").joinpath("schemas", version, name)
+    path = resources.files("verify_contract.generated") / "schemas" / version / name
     document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return document
 
 
 def _version_files(version: str) -> list[str]:
-    directory = resources.files("verify_contract.generated").joinpath("schemas", version)
+    directory = resources.files("verify_contract.generated") / "schemas" / version
     return sorted(entry.name for entry in directory.iterdir() if entry.name.endswith(".schema.json"))
 
 
@@ -48,7 +48,10 @@ def profile_schema(version: str, profile: Profile) -> dict[str, Any]:
     """A schema that validates one profile of one version: a ``$ref`` into the released file."""
     check_profile(profile)
     base = schema_document(version)["$id"]
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": f"{base}#/$defs/{PROFILE_DEFINITIONS[profile]}"}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": f"{base}#/$defs/{PROFILE_DEFINITIONS[profile]}",
+    }
 
 
 def declared_fields(version: str) -> frozenset[str]:

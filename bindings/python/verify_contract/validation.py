@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import regress
 from jsonschema import Draft202012Validator, ValidationError, validators
@@ -25,13 +25,18 @@ def _ecma_regex(pattern: str) -> regress.Regex:
     return regress.Regex(pattern)
 
 
-def _ecma_pattern(validator: Validator, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+def _ecma_pattern(
+    validator: Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
     """``pattern`` per ECMA-262, as JSON Schema requires: Python's ``re`` lets ``$`` match before a final newline."""
     if validator.is_type(instance, "string") and _ecma_regex(pattern).find(instance) is None:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-ContractValidator = validators.extend(Draft202012Validator, {"pattern": _ecma_pattern})
+ContractValidator = cast(
+    "type[Validator]",
+    validators.extend(Draft202012Validator, {"pattern": _ecma_pattern}),  # type: ignore[no-untyped-call]
+)
 
 
 @cache
@@ -67,7 +72,8 @@ def _schema_rule(error: ValidationError) -> list[tuple[str, str, list[str | int]
     path = list(error.absolute_path)
     message = error.message
     if error.validator == "required" and isinstance(error.instance, dict):
-        missing = [name for name in error.validator_value if name not in error.instance]
+        required = cast("list[str]", error.validator_value)
+        missing = [name for name in required if name not in error.instance]
         triples: list[tuple[str, str, list[str | int]]] = []
         for name in missing:
             if not path:
@@ -90,11 +96,14 @@ def _schema_rule(error: ValidationError) -> list[tuple[str, str, list[str | int]
     elif head == "failure_kind" and len(path) == 1:
         rule = "failure-kind-format" if isinstance(error.instance, str) else "failure-kind-type"
         if rule == "failure-kind-format":
-            message = f"{error.instance!r} is not a failure-kind name ('<domain>_<condition>' or '<server>:<kind>', lowercase)"
+            grammar = "'<domain>_<condition>' or '<server>:<kind>', lowercase"
+            message = f"{error.instance!r} is not a failure-kind name ({grammar})"
     elif head == "failure_reason" and len(path) == 1:
         rule = "failure-reason-type"
     elif head == "instance_config":
-        rule = "instance-config-type" if len(path) == 1 else ("legacy-mask-type" if path[1:] == ["mask_sample"] else rule)
+        rule = (
+            "instance-config-type" if len(path) == 1 else ("legacy-mask-type" if path[1:] == ["mask_sample"] else rule)
+        )
     elif head in ("responses_create_params", "response") and len(path) == 1:
         rule = "gym-field-type"
     elif path == ["response", "output"]:
@@ -104,7 +113,9 @@ def _schema_rule(error: ValidationError) -> list[tuple[str, str, list[str | int]
 
 def _schema_findings(document: Any, version: str, profile: Profile) -> list[Finding]:
     found: list[Finding] = []
-    errors = sorted(schema_validator(version, profile).iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(
+        schema_validator(version, profile).iter_errors(document), key=lambda e: list(map(str, e.absolute_path))
+    )
     for error in errors:
         for rule, message, path in _schema_rule(error):
             item = finding(rule, message, json_pointer(path))
@@ -124,36 +135,50 @@ def _semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
     if "failure_kind" in fields and isinstance(kind, str) and NAMESPACE_SEPARATOR not in kind:
         registered = registered_failure_kinds(version)
         if kind not in registered and _ecma_regex("^[a-z][a-z0-9_]*$").find(kind) is not None:
-            found.append(finding(
-                "failure-kind-unregistered",
-                f"/failure_kind: {kind!r} is not registered at {version}; consumers treat it as a generic failure "
-                "(use '<server>:<kind>' for an environment's own kinds)",
-                "/failure_kind",
-            ))
-        deprecated = {k.id: k for k in KINDS if k.deprecated and version_key(k.deprecated.since) <= version_key(version)}
+            found.append(
+                finding(
+                    "failure-kind-unregistered",
+                    f"/failure_kind: {kind!r} is not registered at {version}; consumers treat it as a generic failure "
+                    "(use '<server>:<kind>' for an environment's own kinds)",
+                    "/failure_kind",
+                )
+            )
+        deprecated = {
+            k.id: k for k in KINDS if k.deprecated and version_key(k.deprecated.since) <= version_key(version)
+        }
         if kind in deprecated and kind in registered:
             info = deprecated[kind].deprecated
             assert info is not None
             hint = f"; use {info.renamed_to!r}" if info.renamed_to else ""
-            found.append(finding("failure-kind-deprecated", f"/failure_kind: {kind!r} is deprecated since {info.since}{hint}", "/failure_kind"))
+            found.append(
+                finding(
+                    "failure-kind-deprecated",
+                    f"/failure_kind: {kind!r} is deprecated since {info.since}{hint}",
+                    "/failure_kind",
+                )
+            )
     config = document.get("instance_config")
     if "instance_config" in fields and isinstance(config, dict) and isinstance(config.get("mask_sample"), bool):
         legacy = config["mask_sample"]
         top = document.get("mask_sample")
         if "mask_sample" not in document:
-            found.append(finding(
-                "legacy-mask-only",
-                f"the mask ({str(legacy).lower()}) is only in the deprecated instance_config.mask_sample; "
-                "write the top-level mask_sample too",
-                "/instance_config/mask_sample",
-            ))
+            found.append(
+                finding(
+                    "legacy-mask-only",
+                    f"the mask ({str(legacy).lower()}) is only in the deprecated instance_config.mask_sample; "
+                    "write the top-level mask_sample too",
+                    "/instance_config/mask_sample",
+                )
+            )
         elif isinstance(top, bool) and top != legacy:
-            found.append(finding(
-                "legacy-mask-divergent",
-                f"mask_sample is {str(top).lower()} but instance_config.mask_sample is {str(legacy).lower()}; "
-                "the effective mask is true",
-                "/mask_sample",
-            ))
+            found.append(
+                finding(
+                    "legacy-mask-divergent",
+                    f"mask_sample is {str(top).lower()} but instance_config.mask_sample is {str(legacy).lower()}; "
+                    "the effective mask is true",
+                    "/mask_sample",
+                )
+            )
     return found
 
 

@@ -83,20 +83,22 @@ def load_vectors(directory: Path | None = None) -> list[Vector]:
             if test["id"] in seen:
                 raise VectorFileError(f"{path.name}: duplicate vector id {test['id']!r}")
             seen.add(test["id"])
-            loaded.append(Vector(
-                file=path.name,
-                id=test["id"],
-                description=test["description"],
-                contract_version=test["contract_version"],
-                profile=test["profile"],
-                valid=test["valid"],
-                findings=tuple(test["findings"]),
-                effective_mask=test["effective_mask"],
-                round_trip=test.get("round_trip", test["valid"]),
-                tags=tuple(test.get("tags", ())),
-                instance=test.get("instance"),
-                instance_json=test.get("instance_json"),
-            ))
+            loaded.append(
+                Vector(
+                    file=path.name,
+                    id=test["id"],
+                    description=test["description"],
+                    contract_version=test["contract_version"],
+                    profile=test["profile"],
+                    valid=test["valid"],
+                    findings=tuple(test["findings"]),
+                    effective_mask=test["effective_mask"],
+                    round_trip=test.get("round_trip", test["valid"]),
+                    tags=tuple(test.get("tags", ())),
+                    instance=test.get("instance"),
+                    instance_json=test.get("instance_json"),
+                )
+            )
     return loaded
 
 

@@ -13,8 +13,17 @@ DEFAULT_PROFILE: Profile = "gym"
 # The $defs entry of each profile in every version's schema.
 PROFILE_DEFINITIONS: dict[Profile, str] = {"core": "VerifyResponse", "gym": "GymVerifyResponse"}
 
-__all__ = ["CONTRACT_VERSIONS", "DEFAULT_PROFILE", "LATEST_VERSION", "PROFILES", "PROFILE_DEFINITIONS", "Profile",
-           "check_version", "check_profile", "version_key"]
+__all__ = [
+    "CONTRACT_VERSIONS",
+    "DEFAULT_PROFILE",
+    "LATEST_VERSION",
+    "PROFILES",
+    "PROFILE_DEFINITIONS",
+    "Profile",
+    "check_profile",
+    "check_version",
+    "version_key",
+]
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -30,4 +39,4 @@ def check_version(version: str) -> str:
 def check_profile(profile: str) -> Profile:
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
-    return profile  # type: ignore[return-value]
+    return profile
