@@ -12,7 +12,7 @@ from typing import Any
 from generators import paths
 from generators.bundle import bundle, dump_json, uses_registry
 from generators.registry import failure_kinds_schema, load_registry
-from generators.registry_outputs import markdown_table, python_constants, replace_generated_block
+from generators.registry_outputs import markdown_table, python_constants, replace_generated_block, rules_table
 
 Artifacts = dict[Path, str]
 # Other languages' generators register here (name -> function of the bundled schemas).
@@ -54,7 +54,8 @@ def build_artifacts() -> Artifacts:
     artifacts[paths.PYTHON_GENERATED / "failure_kinds.py"] = python_constants(kinds)
     artifacts[paths.PYTHON_GENERATED / "__init__.py"] = _generated_init(versions)
     spec = paths.SPEC_FILE.read_text(encoding="utf-8")
-    artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "registry", markdown_table(kinds))
+    spec = replace_generated_block(spec, "registry", markdown_table(kinds))
+    artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "rules", rules_table())
 
     _load_extra_generators()
     for generate in EXTRA_GENERATORS.values():

@@ -51,6 +51,15 @@ def markdown_table(kinds: list[FailureKind]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def rules_table() -> str:
+    """The rule catalogue as a table; the catalogue itself lives in the runtime (verify_contract.findings)."""
+    from verify_contract.findings import RULES
+
+    rows = ["| rule | severity | meaning |", "|---|---|---|"]
+    rows += [f"| `{rule.id}` | {rule.severity.value} | {rule.summary} |" for rule in RULES.values()]
+    return "\n".join(rows) + "\n"
+
+
 def replace_generated_block(document: str, name: str, content: str) -> str:
     """Replace the text between ``<!-- BEGIN GENERATED: name -->`` and its END marker."""
     pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} [^\n]*-->\n)(.*?)(<!-- END GENERATED: {name} -->)", re.DOTALL)
