@@ -1,0 +1,62 @@
+// decode: strict JSON text -> validated, typed value; encode: typed value -> JSON text, nothing lost.
+//
+// The decoded value is the parsed JSON itself (plain objects, insertion-ordered keys), so unknown keys,
+// the legacy instance_config.mask_sample and integer rewards survive decode -> encode unchanged.
+// Limits of JavaScript's data model: numbers are IEEE doubles (integers are exact up to 2^53, as I-JSON
+// expects), and integer-like member names ("1") enumerate before the others.
+
+import { type ContractTypes, type ContractVersion, LATEST_VERSION, type LatestVersion } from "./generated/index.js";
+import { type JsonProblem, parseJson } from "./json.js";
+import { type Profile, validate, type ValidationIssue } from "./validate.js";
+
+export interface ContractOptions<V extends ContractVersion, P extends Profile> {
+  /** Contract version to validate against; default: the latest. */
+  readonly version?: V;
+  /** `core` (default) or `gym`. */
+  readonly profile?: P;
+}
+
+export type DecodeError = ValidationIssue;
+export type DecodeResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly DecodeError[] };
+
+function problemIssue(problem: JsonProblem): DecodeError {
+  return { rule: problem.rule, path: "", message: `${problem.message} (at offset ${problem.offset})` };
+}
+
+/** Parse `text` strictly and validate it against one version and profile. */
+export function decode<V extends ContractVersion = LatestVersion, P extends Profile = "core">(
+  text: string | Uint8Array,
+  options: ContractOptions<V, P> = {},
+): DecodeResult<ContractTypes[V][P]> {
+  const parsed = parseJson(text);
+  if (!parsed.ok) return { ok: false, errors: [problemIssue(parsed.problem)] };
+  return check(parsed.value, options);
+}
+
+/** Validate an already-parsed value (e.g. from another JSON reader) and narrow it to the contract type. */
+export function check<V extends ContractVersion = LatestVersion, P extends Profile = "core">(
+  value: unknown,
+  options: ContractOptions<V, P> = {},
+): DecodeResult<ContractTypes[V][P]> {
+  const issues = validate(value, options.version ?? LATEST_VERSION, options.profile ?? "core");
+  if (issues.length > 0) return { ok: false, errors: issues };
+  return { ok: true, value: value as ContractTypes[V][P] };
+}
+
+/** Raised by encode for a value that is not a valid document of the requested version and profile. */
+export class EncodeError extends Error {
+  override readonly name = "EncodeError";
+  constructor(readonly errors: readonly ValidationIssue[]) {
+    super(`not a valid verify response: ${errors.map((e) => `${e.path || "/"} ${e.message}`).join("; ")}`);
+  }
+}
+
+/** Serialize a verify response to JSON text after validating it; unknown keys are kept in order. */
+export function encode<V extends ContractVersion = LatestVersion, P extends Profile = "core">(
+  value: ContractTypes[V][P],
+  options: ContractOptions<V, P> = {},
+): string {
+  const issues = validate(value, options.version ?? LATEST_VERSION, options.profile ?? "core");
+  if (issues.length > 0) throw new EncodeError(issues);
+  return JSON.stringify(value);
+}

@@ -1,0 +1,231 @@
+// Strict JSON text parsing: RFC 8259 with I-JSON's restrictions and a nesting limit (SPEC.md#json-text).
+//
+// Hand-written rather than JSON.parse or a library: JSON.parse keeps the last of duplicate member names
+// and gives no hook to see them, and the maintained alternatives either share that blind spot or
+// build a full AST (with source locations) only to be walked again. This parser is small, has no
+// dependencies, reports the contract's four error rules exactly, and never recurses deeper than
+// MAX_DEPTH, so a 10,000-level document is one clear error, not a stack overflow.
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export type JsonRule = "json-syntax" | "json-duplicate-key" | "json-non-finite" | "json-too-deep";
+
+/** Deepest nesting of arrays and objects a document may have; the top-level object is depth 1. */
+export const MAX_DEPTH = 100;
+
+export interface JsonProblem {
+  readonly rule: JsonRule;
+  readonly message: string;
+  /** Offset in the text (UTF-16 code units) where the problem was found. */
+  readonly offset: number;
+}
+
+export type ParseResult = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly problem: JsonProblem };
+
+class Reject extends Error {
+  constructor(
+    readonly rule: JsonRule,
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Set a member without invoking the `__proto__` setter: JSON member names are plain data. */
+export function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+class Parser {
+  private pos = 0;
+
+  constructor(private readonly text: string) {}
+
+  parseDocument(): JsonValue {
+    this.skipWhitespace();
+    const value = this.parseValue(0);
+    this.skipWhitespace();
+    if (this.pos !== this.text.length) this.fail("json-syntax", "extra data after the JSON value");
+    return value;
+  }
+
+  private fail(rule: JsonRule, message: string, offset: number = this.pos): never {
+    throw new Reject(rule, message, offset);
+  }
+
+  private skipWhitespace(): void {
+    const text = this.text;
+    while (this.pos < text.length) {
+      const c = text.charCodeAt(this.pos);
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return;
+      this.pos++;
+    }
+  }
+
+  private parseValue(depth: number): JsonValue {
+    const text = this.text;
+    if (this.pos >= text.length) this.fail("json-syntax", "unexpected end of text, expecting a value");
+    const c = text[this.pos];
+    switch (c) {
+      case "{":
+        return this.parseObject(depth + 1);
+      case "[":
+        return this.parseArray(depth + 1);
+      case '"':
+        return this.parseString();
+      case "t":
+        return this.literal("true", true);
+      case "f":
+        return this.literal("false", false);
+      case "n":
+        return this.literal("null", null);
+      default:
+        break;
+    }
+    for (const token of ["NaN", "Infinity", "-Infinity"]) {
+      if (text.startsWith(token, this.pos)) this.fail("json-non-finite", `${token} is not a JSON number`);
+    }
+    return this.parseNumber();
+  }
+
+  private literal<T extends JsonValue>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) this.fail("json-syntax", "invalid literal, expecting a value");
+    this.pos += word.length;
+    return value;
+  }
+
+  private parseNumber(): number {
+    NUMBER.lastIndex = this.pos;
+    const match = NUMBER.exec(this.text);
+    if (match === null) this.fail("json-syntax", "expecting a value");
+    const lexeme = match[0];
+    const value = Number(lexeme);
+    if (!Number.isFinite(value)) this.fail("json-non-finite", `${lexeme} overflows to infinity`);
+    this.pos += lexeme.length;
+    return value;
+  }
+
+  private parseString(): string {
+    const text = this.text;
+    const start = this.pos;
+    this.pos++; // opening quote
+    let result = "";
+    let chunkStart = this.pos;
+    for (;;) {
+      if (this.pos >= text.length) this.fail("json-syntax", "unterminated string", start);
+      const code = text.charCodeAt(this.pos);
+      if (code === 0x22) {
+        result += text.slice(chunkStart, this.pos);
+        this.pos++;
+        return result;
+      }
+      if (code < 0x20) this.fail("json-syntax", "control character in a string");
+      if (code !== 0x5c) {
+        this.pos++;
+        continue;
+      }
+      result += text.slice(chunkStart, this.pos);
+      const escape = text[this.pos + 1];
+      if (escape === "u") {
+        const hex = text.slice(this.pos + 2, this.pos + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("json-syntax", "invalid \\u escape");
+        result += String.fromCharCode(parseInt(hex, 16));
+        this.pos += 6;
+      } else {
+        const replacement = escape === undefined ? undefined : ESCAPES[escape];
+        if (replacement === undefined) this.fail("json-syntax", "invalid escape");
+        result += replacement;
+        this.pos += 2;
+      }
+      chunkStart = this.pos;
+    }
+  }
+
+  private enter(depth: number): void {
+    if (depth > MAX_DEPTH) this.fail("json-too-deep", `the value nests deeper than ${MAX_DEPTH} levels`);
+    this.pos++; // opening bracket
+    this.skipWhitespace();
+  }
+
+  private parseArray(depth: number): JsonValue[] {
+    this.enter(depth);
+    const items: JsonValue[] = [];
+    if (this.text[this.pos] === "]") {
+      this.pos++;
+      return items;
+    }
+    for (;;) {
+      this.skipWhitespace();
+      items.push(this.parseValue(depth));
+      this.skipWhitespace();
+      const c = this.text[this.pos];
+      this.pos++;
+      if (c === "]") return items;
+      if (c !== ",") this.fail("json-syntax", "expecting ',' or ']'", this.pos - 1);
+    }
+  }
+
+  private parseObject(depth: number): JsonObject {
+    this.enter(depth);
+    const members: JsonObject = {};
+    if (this.text[this.pos] === "}") {
+      this.pos++;
+      return members;
+    }
+    for (;;) {
+      this.skipWhitespace();
+      if (this.text[this.pos] !== '"') this.fail("json-syntax", "expecting a member name in double quotes");
+      const keyOffset = this.pos;
+      const key = this.parseString();
+      if (Object.hasOwn(members, key)) this.fail("json-duplicate-key", `duplicate member name ${JSON.stringify(key)}`, keyOffset);
+      this.skipWhitespace();
+      if (this.text[this.pos] !== ":") this.fail("json-syntax", "expecting ':'");
+      this.pos++;
+      this.skipWhitespace();
+      defineMember(members, key, this.parseValue(depth));
+      this.skipWhitespace();
+      const c = this.text[this.pos];
+      this.pos++;
+      if (c === "}") return members;
+      if (c !== ",") this.fail("json-syntax", "expecting ',' or '}'", this.pos - 1);
+    }
+  }
+}
+
+/** Parse one JSON text strictly: UTF-8 without BOM, unique member names, finite numbers, depth <= 100. */
+export function parseJson(input: string | Uint8Array): ParseResult {
+  let text: string;
+  if (typeof input === "string") {
+    text = input;
+  } else {
+    if (input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) {
+      return { ok: false, problem: { rule: "json-syntax", message: "the text starts with a UTF-8 byte order mark", offset: 0 } };
+    }
+    try {
+      text = UTF8.decode(input);
+    } catch {
+      return { ok: false, problem: { rule: "json-syntax", message: "the text is not valid UTF-8", offset: 0 } };
+    }
+  }
+  if (text.charCodeAt(0) === 0xfeff) {
+    return { ok: false, problem: { rule: "json-syntax", message: "the text starts with a byte order mark", offset: 0 } };
+  }
+  try {
+    return { ok: true, value: new Parser(text).parseDocument() };
+  } catch (error) {
+    if (error instanceof Reject) return { ok: false, problem: { rule: error.rule, message: error.message, offset: error.offset } };
+    throw error;
+  }
+}
