@@ -30,4 +30,4 @@ test: setup lint
 	@for lang in $(LANGUAGES); do \
 		if [ -f bindings/$$lang/ci.sh ]; then echo "== $$lang"; bash bindings/$$lang/ci.sh || exit 1; fi; \
 	done
-	$(PY) -m pytest
+	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 $(PY) -m pytest
