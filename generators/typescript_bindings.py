@@ -55,7 +55,9 @@ def _post_process(source: str, root_title: str) -> str:
        editors lose the registered names; ``string & {}`` keeps them while any string still type-checks.
     """
     root = re.compile(
-        r"\n/\*\*\n(?: \*[^\n]*\n)+? \*/\nexport interface " + re.escape(root_title) + r" \{\n  \[k: string\]: unknown;\n\}\n"
+        r"\n/\*\*\n(?: \*[^\n]*\n)+? \*/\nexport interface "
+        + re.escape(root_title)
+        + r" \{\n  \[k: string\]: unknown;\n\}\n"
     )
     source, removed = root.subn("\n", source)
     if removed != 1:
