@@ -1,0 +1,171 @@
+// Package jsonwire reads and writes JSON text the way the verify-response contract requires:
+// strict parsing (RFC 8259 with I-JSON's restrictions and a nesting limit), and objects that keep
+// the members a type does not declare, in document order, so decode then encode loses nothing.
+package jsonwire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects a document may have; the top-level
+// object is depth 1.
+const MaxDepth = 100
+
+// Rule identifies what is wrong with a JSON text; the ids are the contract's finding rules.
+type Rule string
+
+const (
+	RuleSyntax       Rule = "json-syntax"
+	RuleDuplicateKey Rule = "json-duplicate-key"
+	RuleNonFinite    Rule = "json-non-finite"
+	RuleTooDeep      Rule = "json-too-deep"
+)
+
+// Error is a JSON text that breaks one of the strict rules.
+type Error struct {
+	Rule   Rule
+	Offset int64 // byte offset near the defect
+	Msg    string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s at byte %d: %s", e.Rule, e.Offset, e.Msg) }
+
+func errorf(rule Rule, offset int64, format string, args ...any) *Error {
+	return &Error{Rule: rule, Offset: offset, Msg: fmt.Sprintf(format, args...)}
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// frame is one open array or object while parsing.
+type frame struct {
+	object  map[string]any
+	array   []any
+	isObj   bool
+	key     string
+	haveKey bool
+}
+
+// Parse parses one JSON text strictly: UTF-8 without BOM, one value, unique member names at every
+// depth, finite numbers (no NaN/Infinity tokens, nothing that overflows a float64), at most
+// MaxDepth levels. Objects become map[string]any, arrays []any and numbers json.Number (exact
+// text). encoding/json alone would keep the last duplicate silently and replace invalid UTF-8.
+func Parse(data []byte) (any, error) {
+	if bytes.HasPrefix(data, utf8BOM) {
+		return nil, errorf(RuleSyntax, 0, "the text starts with a byte order mark (RFC 8259 forbids it)")
+	}
+	if !utf8.Valid(data) {
+		return nil, errorf(RuleSyntax, 0, "the text is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*frame
+	var root any
+	done := false
+	// add places a finished value into the enclosing container, or makes it the root.
+	add := func(value any) {
+		if len(stack) == 0 {
+			root, done = value, true
+			return
+		}
+		top := stack[len(stack)-1]
+		if top.isObj {
+			top.object[top.key] = value
+			top.haveKey = false
+		} else {
+			top.array = append(top.array, value)
+		}
+	}
+	for {
+		offset := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if done {
+				return root, nil
+			}
+			return nil, errorf(RuleSyntax, offset, "unexpected end of text")
+		}
+		if err != nil {
+			return nil, classify(err, data, offset)
+		}
+		if done {
+			return nil, errorf(RuleSyntax, offset, "more than one value in the text")
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if len(stack)+1 > MaxDepth {
+					return nil, errorf(RuleTooDeep, offset, "the value nests deeper than %d levels", MaxDepth)
+				}
+				if t == '{' {
+					stack = append(stack, &frame{object: map[string]any{}, isObj: true})
+				} else {
+					stack = append(stack, &frame{array: []any{}})
+				}
+			default: // '}' or ']': the decoder has checked they match
+				top := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if top.isObj {
+					add(top.object)
+				} else {
+					add(top.array)
+				}
+			}
+		case string:
+			if top := topFrame(stack); top != nil && top.isObj && !top.haveKey {
+				if _, seen := top.object[t]; seen {
+					return nil, errorf(RuleDuplicateKey, offset, "duplicate member name %q", t)
+				}
+				top.key, top.haveKey = t, true
+				continue
+			}
+			add(t)
+		case json.Number:
+			if err := checkFinite(t); err != nil {
+				err.Offset = offset
+				return nil, err
+			}
+			add(t)
+		default: // bool or nil
+			add(t)
+		}
+	}
+}
+
+func topFrame(stack []*frame) *frame {
+	if len(stack) == 0 {
+		return nil
+	}
+	return stack[len(stack)-1]
+}
+
+// checkFinite rejects numbers that overflow to ±Inf (1e400); underflow to 0 is a finite number.
+func checkFinite(n json.Number) *Error {
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil && (math.IsInf(f, 0) || !errors.Is(err, strconv.ErrRange)) {
+		return errorf(RuleNonFinite, 0, "%s overflows to infinity", n)
+	}
+	return nil
+}
+
+// classify turns a decoder error into a rule: NaN/Infinity tokens are json-non-finite, the rest
+// json-syntax.
+func classify(err error, data []byte, offset int64) *Error {
+	rest := bytes.TrimLeft(data[offset:], " \t\r\n,:")
+	for _, token := range []string{"NaN", "Infinity", "-Infinity"} {
+		if bytes.HasPrefix(rest, []byte(token)) {
+			return errorf(RuleNonFinite, offset, "%s is not a JSON number", token)
+		}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errorf(RuleSyntax, offset, "unexpected end of text")
+	}
+	return errorf(RuleSyntax, offset, "%v", err)
+}
