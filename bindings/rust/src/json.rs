@@ -1,0 +1,247 @@
+//! Strict JSON text parsing (RFC 8259 + I-JSON), as the contract requires of every reader.
+//!
+//! serde_json alone keeps the last of duplicate member names, allows 128 levels of nesting and
+//! accepts a leading BOM only by accident of the caller; this module parses through a visitor that
+//! refuses duplicates at any depth and nesting beyond [`MAX_DEPTH`].
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Deepest nesting of arrays and objects a document may have; the top-level object is depth 1.
+pub const MAX_DEPTH: usize = 100;
+
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Which JSON-text rule a document breaks (the finding ids of the Python reference).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonRule {
+    /// `json-syntax`: not one well-formed UTF-8 JSON value (including a BOM).
+    Syntax,
+    /// `json-duplicate-key`: a member name repeats within one object.
+    DuplicateKey,
+    /// `json-non-finite`: `NaN`/`Infinity` tokens or a number that overflows a double.
+    NonFinite,
+    /// `json-too-deep`: nesting beyond [`MAX_DEPTH`].
+    TooDeep,
+}
+
+impl JsonRule {
+    /// The rule id, as in the conformance vectors' findings.
+    pub const fn id(self) -> &'static str {
+        match self {
+            JsonRule::Syntax => "json-syntax",
+            JsonRule::DuplicateKey => "json-duplicate-key",
+            JsonRule::NonFinite => "json-non-finite",
+            JsonRule::TooDeep => "json-too-deep",
+        }
+    }
+}
+
+/// A document that is not acceptable JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    pub rule: JsonRule,
+    pub message: String,
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.rule.id(), self.message)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+/// Parses one JSON text strictly: UTF-8 without BOM, unique member names at every depth, finite
+/// numbers, at most [`MAX_DEPTH`] levels, nothing after the value but whitespace.
+pub fn parse_json(bytes: &[u8]) -> Result<Value, JsonError> {
+    let syntax = |message: String| JsonError { rule: JsonRule::Syntax, message };
+    if bytes.starts_with(UTF8_BOM) {
+        return Err(syntax("the text starts with a UTF-8 byte order mark (RFC 8259 forbids it)".into()));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|error| syntax(format!("invalid UTF-8: {error}")))?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = Node { depth: 1 }
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value))
+        .map_err(|error| classify(text, &error))?;
+    Ok(value)
+}
+
+/// Our visitor's own errors carry their rule id as a prefix; serde_json's are told apart by kind.
+fn classify(text: &str, error: &serde_json::Error) -> JsonError {
+    let message = error.to_string();
+    for rule in [JsonRule::DuplicateKey, JsonRule::NonFinite, JsonRule::TooDeep] {
+        if let Some(rest) = message.strip_prefix(rule.id()) {
+            return JsonError { rule, message: rest.trim_start_matches(": ").to_owned() };
+        }
+    }
+    let rule = if message.starts_with("number out of range") {
+        JsonRule::NonFinite
+    } else if message.starts_with("recursion limit exceeded") {
+        JsonRule::TooDeep
+    } else if non_finite_token_at(text, error.line(), error.column()) {
+        JsonRule::NonFinite
+    } else {
+        JsonRule::Syntax
+    };
+    JsonError { rule, message }
+}
+
+/// Whether the syntax error sits on a `NaN`, `Infinity` or `-Infinity` token (JavaScript's
+/// spellings, which JSON lacks), so the finding names the real defect.
+fn non_finite_token_at(text: &str, line: usize, column: usize) -> bool {
+    let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else {
+        return false;
+    };
+    // serde_json's column is 1-based and points at, or just past, the first unexpected character.
+    let at = column.saturating_sub(1);
+    (at.saturating_sub(1)..=at)
+        .any(|start| line_text.get(start..).is_some_and(|rest| rest.starts_with("NaN") || rest.starts_with("Infinity")))
+}
+
+/// Builds a [`Value`] at a given nesting depth (a container here is at `depth`).
+struct Node {
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Node {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Node {
+    fn enter<E: de::Error>(&self) -> Result<Node, E> {
+        if self.depth > MAX_DEPTH {
+            return Err(E::custom(format_args!(
+                "{}: the value nests deeper than {MAX_DEPTH} levels",
+                JsonRule::TooDeep.id()
+            )));
+        }
+        Ok(Node { depth: self.depth + 1 })
+    }
+}
+
+impl<'de> Visitor<'de> for Node {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Value, E> {
+        Number::from_f64(value)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom(format_args!("{}: {value} is not a finite number", JsonRule::NonFinite.id())))
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let child = self.enter()?;
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Node { depth: child.depth })? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let child = self.enter()?;
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if members.contains_key(&key) {
+                return Err(de::Error::custom(format_args!(
+                    "{}: duplicate member name {key:?}",
+                    JsonRule::DuplicateKey.id()
+                )));
+            }
+            let value = map.next_value_seed(Node { depth: child.depth })?;
+            members.insert(key, value);
+        }
+        Ok(Value::Object(members))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(text: &str) -> Option<JsonRule> {
+        parse_json(text.as_bytes()).err().map(|error| error.rule)
+    }
+
+    fn nested(depth: usize) -> String {
+        // `depth` levels: the top-level object plus depth - 1 arrays.
+        format!("{{\"x\": {}{}}}", "[".repeat(depth - 1), "]".repeat(depth - 1))
+    }
+
+    #[test]
+    fn accepts_plain_documents_and_keeps_key_order() {
+        let value = parse_json(br#" {"b": 1, "a": [true, null, "x"], "c": 0.5} "#).unwrap();
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["b", "a", "c"]);
+        assert!(value["b"].is_u64());
+    }
+
+    #[test]
+    fn duplicate_keys_at_any_depth() {
+        assert_eq!(rule(r#"{"a": 1, "a": 1}"#), Some(JsonRule::DuplicateKey));
+        assert_eq!(rule(r#"{"a": [{"b": {"c": 1, "c": 2}}]}"#), Some(JsonRule::DuplicateKey));
+        assert_eq!(rule(r#"{"a": {"c": 1}, "b": {"c": 2}}"#), None);
+    }
+
+    #[test]
+    fn non_finite_numbers() {
+        assert_eq!(rule(r#"{"reward": NaN}"#), Some(JsonRule::NonFinite));
+        assert_eq!(rule(r#"{"reward": Infinity}"#), Some(JsonRule::NonFinite));
+        assert_eq!(rule(r#"{"reward": -Infinity}"#), Some(JsonRule::NonFinite));
+        assert_eq!(rule(r#"{"reward": 1e400}"#), Some(JsonRule::NonFinite));
+        assert_eq!(rule(r#"{"reward": -1e400}"#), Some(JsonRule::NonFinite));
+        assert_eq!(rule(r#"{"reward": 1e-400}"#), None);
+    }
+
+    #[test]
+    fn depth_limit() {
+        assert_eq!(rule(&nested(MAX_DEPTH)), None);
+        assert_eq!(rule(&nested(MAX_DEPTH + 1)), Some(JsonRule::TooDeep));
+        assert_eq!(rule(&nested(200)), Some(JsonRule::TooDeep));
+        assert_eq!(rule(&nested(100_000)), Some(JsonRule::TooDeep));
+    }
+
+    #[test]
+    fn syntax_errors() {
+        for text in ["", "{", r#"{"a": 1,}"#, "{'a': 1}", "{} {}", r#"{"a": tru}"#, "nan"] {
+            assert_eq!(rule(text), Some(JsonRule::Syntax), "{text:?}");
+        }
+        assert_eq!(parse_json(b"\xef\xbb\xbf{}").unwrap_err().rule, JsonRule::Syntax);
+        assert_eq!(parse_json(b"{\"a\": \"\xff\"}").unwrap_err().rule, JsonRule::Syntax);
+    }
+}

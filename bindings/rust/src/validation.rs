@@ -1,0 +1,121 @@
+//! Schema validation with the `jsonschema` crate (Draft 2020-12), per contract version and profile.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use jsonschema::Validator;
+use serde_json::Value;
+
+use crate::generated::{profile_definition, schema_json, CONTRACT_VERSIONS};
+use crate::Profile;
+
+/// One schema violation: where in the document, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON Pointer to the offending value (`""` for the document itself).
+    pub instance_path: String,
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.instance_path.is_empty() { "/" } else { &self.instance_path };
+        write!(f, "{path}: {}", self.message)
+    }
+}
+
+/// Why a document was not accepted by the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemaError {
+    /// The version is not a contract version this binding knows.
+    UnknownVersion(String),
+    /// The document breaks the schema; at least one violation.
+    Invalid(Vec<Violation>),
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaError::UnknownVersion(version) => write!(f, "unknown contract version {version:?}"),
+            SchemaError::Invalid(violations) => {
+                let lines: Vec<String> = violations.iter().map(Violation::to_string).collect();
+                write!(f, "{}", lines.join("; "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// The validator of one version and profile: the bundled schema with a root `$ref` to the profile.
+fn compile(version: &str, profile: Profile) -> Validator {
+    let text = schema_json(version).expect("a generated contract version");
+    let mut schema: Value = serde_json::from_str(text).expect("the bundled schema is JSON");
+    let root = format!("#/$defs/{}", profile_definition(profile));
+    schema.as_object_mut().expect("the schema is an object").insert("$ref".into(), Value::String(root));
+    jsonschema::draft202012::new(&schema).expect("the bundled schema compiles")
+}
+
+fn validators() -> &'static BTreeMap<(&'static str, Profile), Validator> {
+    static VALIDATORS: OnceLock<BTreeMap<(&'static str, Profile), Validator>> = OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        let mut all = BTreeMap::new();
+        for version in CONTRACT_VERSIONS {
+            for profile in Profile::ALL {
+                all.insert((version, profile), compile(version, profile));
+            }
+        }
+        all
+    })
+}
+
+/// Validates a parsed document against `version`'s schema in `profile`.
+pub fn validate(document: &Value, version: &str, profile: Profile) -> Result<(), SchemaError> {
+    let validator =
+        validators().get(&(version, profile)).ok_or_else(|| SchemaError::UnknownVersion(version.to_owned()))?;
+    let violations: Vec<Violation> = validator
+        .iter_errors(document)
+        .map(|error| Violation { instance_path: error.instance_path().to_string(), message: error.to_string() })
+        .collect();
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(SchemaError::Invalid(violations))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn every_version_and_profile_compiles() {
+        assert_eq!(validators().len(), CONTRACT_VERSIONS.len() * Profile::ALL.len());
+    }
+
+    #[test]
+    fn profiles_differ() {
+        let core = json!({"reward": 1});
+        assert_eq!(validate(&core, "1.2.0", Profile::Core), Ok(()));
+        assert!(matches!(validate(&core, "1.2.0", Profile::Gym), Err(SchemaError::Invalid(_))));
+    }
+
+    #[test]
+    fn versions_differ() {
+        let mask_string = json!({"reward": 0, "mask_sample": "yes"});
+        assert_eq!(validate(&mask_string, "1.1.0", Profile::Core), Ok(()));
+        assert!(validate(&mask_string, "1.2.0", Profile::Core).is_err());
+        assert_eq!(validate(&mask_string, "9.9.9", Profile::Core), Err(SchemaError::UnknownVersion("9.9.9".into())));
+    }
+
+    #[test]
+    fn failure_kind_pattern_is_anchored() {
+        for kind in ["judge_failed\n", "Judge_Failed", "a:b:c", "", "9lives"] {
+            let document = json!({"reward": 0, "failure_kind": kind});
+            assert!(validate(&document, "1.2.0", Profile::Core).is_err(), "{kind:?}");
+        }
+    }
+}
