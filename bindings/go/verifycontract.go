@@ -28,12 +28,19 @@ const (
 	Gym  Profile = "gym"
 )
 
-// Document is a generated profile type of one contract version, e.g. *v1_2_0.VerifyResponse.
-type Document interface {
+// Encodable is a generated profile type of one contract version, as a value or a pointer,
+// e.g. v1_2_0.VerifyResponse.
+type Encodable interface {
 	json.Marshaler
-	json.Unmarshaler
 	ContractVersion() string
 	ContractProfile() string
+}
+
+// Document is a pointer to a generated profile type, which can also be decoded into,
+// e.g. *v1_2_0.VerifyResponse.
+type Document interface {
+	Encodable
+	json.Unmarshaler
 }
 
 type binding struct {
@@ -132,7 +139,7 @@ func Decode(data []byte, dst Document) error {
 
 // Encode writes doc as JSON and checks the result against doc's version and profile, so a value
 // built in code cannot leave the process if it breaks the contract.
-func Encode(doc Document) ([]byte, error) {
+func Encode(doc Encodable) ([]byte, error) {
 	data, err := doc.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -147,10 +154,10 @@ func Encode(doc Document) ([]byte, error) {
 var ErrMaskType = errors.New("mask field is not a boolean")
 
 // EffectiveMask is mask_sample OR the legacy instance_config.mask_sample (read until contract
-// 2.0); absent means false. doc is a parsed document (from Parse) or a Document. A present
+// 2.0); absent means false. doc is a parsed document (from Parse) or a generated type. A present
 // non-boolean (null included) is an error wrapping ErrMaskType: "false" must not become true.
 func EffectiveMask(doc any) (bool, error) {
-	if typed, ok := doc.(Document); ok {
+	if typed, ok := doc.(Encodable); ok {
 		data, err := typed.MarshalJSON()
 		if err != nil {
 			return false, err

@@ -30,6 +30,7 @@ type Vector struct {
 	Valid         bool
 	EffectiveMask *bool
 	RoundTrip     bool
+	Findings      []string // rule ids (the Python reference's detail; here only json-* rules are compared)
 }
 
 type vectorFile struct {
@@ -42,6 +43,7 @@ type vectorFile struct {
 		Valid           bool            `json:"valid"`
 		EffectiveMask   *bool           `json:"effective_mask"`
 		RoundTrip       *bool           `json:"round_trip"`
+		Findings        []string        `json:"findings"`
 	} `json:"tests"`
 }
 
@@ -80,7 +82,7 @@ func Load(dir string) ([]Vector, error) {
 			vectors = append(vectors, Vector{
 				File: filepath.Base(name), ID: t.ID, Version: t.ContractVersion,
 				Profile: verifycontract.Profile(t.Profile), Text: text, Valid: t.Valid,
-				EffectiveMask: t.EffectiveMask, RoundTrip: roundTrip,
+				EffectiveMask: t.EffectiveMask, RoundTrip: roundTrip, Findings: t.Findings,
 			})
 		}
 	}

@@ -1,11 +1,25 @@
 package conformance
 
 import (
+	"errors"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/verify-contract/verify-contract/bindings/go/jsonwire"
 )
+
+// jsonRule is the vector's JSON-text rule (json-*), if it has one.
+func jsonRule(findings []string) string {
+	for _, rule := range findings {
+		if strings.HasPrefix(rule, "json-") {
+			return rule
+		}
+	}
+	return ""
+}
 
 // vectorsDir is the repository's vectors/, found from this file so the test runs from any cwd.
 func vectorsDir(t *testing.T) string {
@@ -35,6 +49,14 @@ func TestVectors(t *testing.T) {
 			out := Evaluate(v)
 			if out.Valid != v.Valid {
 				t.Fatalf("valid = %v, want %v (parse: %v; schema: %v; typed: %v)", out.Valid, v.Valid, out.ParseErr, out.SchemaErr, out.TypedErr)
+			}
+			if want := jsonRule(v.Findings); want != "" {
+				var parseErr *jsonwire.Error
+				if !errors.As(out.ParseErr, &parseErr) || string(parseErr.Rule) != want {
+					t.Fatalf("parse error %v, want rule %s", out.ParseErr, want)
+				}
+			} else if out.ParseErr != nil {
+				t.Fatalf("unexpected parse error %v", out.ParseErr)
 			}
 			if out.ParseErr == nil && (out.SchemaErr == nil) != (out.TypedErr == nil) {
 				t.Fatalf("the schema validator and the typed decoder disagree: schema %v, typed %v", out.SchemaErr, out.TypedErr)
