@@ -123,7 +123,9 @@ class VersionModel:
         self._check_object(schema)
         properties.update(schema.get("properties", {}))
         required += [name for name in schema.get("required", []) if name not in required]
-        struct.props = [Prop(name, sub, self._type(sub, f"{def_name}.{name}"), name in required) for name, sub in properties.items()]
+        struct.props = [
+            Prop(name, sub, self._type(sub, f"{def_name}.{name}"), name in required) for name, sub in properties.items()
+        ]
         return go_name
 
     def _check_object(self, schema: dict[str, Any]) -> None:
@@ -131,9 +133,13 @@ class VersionModel:
         if types not in ("object", ["object", "null"]):
             raise UnsupportedSchema(f"{self.version}: {schema.get('title')} is not an object schema")
         if schema.get("additionalProperties", True) is not True:
-            raise UnsupportedSchema(f"{self.version}: {schema.get('title')}: only additionalProperties: true is supported")
+            raise UnsupportedSchema(
+                f"{self.version}: {schema.get('title')}: only additionalProperties: true is supported"
+            )
         if "patternProperties" in schema or "propertyNames" in schema:
-            raise UnsupportedSchema(f"{self.version}: {schema.get('title')}: patternProperties/propertyNames unsupported")
+            raise UnsupportedSchema(
+                f"{self.version}: {schema.get('title')}: patternProperties/propertyNames unsupported"
+            )
 
     def _type(self, schema: dict[str, Any], where: str) -> GoType:
         known = {"title", "description", "deprecated", "type", "$ref", "anyOf", "default"}
@@ -153,6 +159,8 @@ class VersionModel:
             if len(rest) != 1:
                 raise UnsupportedSchema(f"{self.version}: {where}: type {types} unsupported")
             types = rest[0]
+        if not isinstance(types, str):
+            raise UnsupportedSchema(f"{self.version}: {where}: no type")
         go = {"number": "json.Number", "boolean": "bool", "string": "string", "array": "[]json.RawMessage"}.get(types)
         if go is None:
             raise UnsupportedSchema(f"{self.version}: {where}: type {types!r} unsupported")
@@ -168,7 +176,9 @@ class VersionModel:
                 continue
             target = self._def(branch["$ref"])[1] if set(branch) == {"$ref"} else branch
             if target.get("type") != "string" or not ({"enum", "pattern"} & set(target)):
-                raise UnsupportedSchema(f"{self.version}: {where}: anyOf branch {branch} is not a string enum or pattern")
+                raise UnsupportedSchema(
+                    f"{self.version}: {where}: anyOf branch {branch} is not a string enum or pattern"
+                )
             values += target.get("enum", [])
             if "pattern" in target:
                 patterns.append(target["pattern"])
@@ -184,7 +194,9 @@ def _kind_comment(kind: FailureKind | None, version: str) -> str:
     if kind.deprecated_at(version):
         assert kind.deprecated is not None
         hint = f" Use {_camel('failure_kind_' + kind.deprecated.renamed_to)}." if kind.deprecated.renamed_to else ""
-        text += "\t//\n" + _comment(f"Deprecated: since {kind.deprecated.since} ({kind.deprecated.reason}).{hint}", "\t")
+        text += "\t//\n" + _comment(
+            f"Deprecated: since {kind.deprecated.since} ({kind.deprecated.reason}).{hint}", "\t"
+        )
     return text
 
 
@@ -203,20 +215,31 @@ def _union_source(union: Union, kinds: dict[str, FailureKind], version: str) -> 
             out += f'\t{_camel(name + "_" + value)} {name} = "{value}"\n'
         out += ")\n\n"
     out += f"// Registered{name}s lists the registered values in registry order.\n"
-    out += f"var Registered{name}s = []{name}{{\n" + "".join(f"\t{_camel(name + '_' + v)},\n" for v in union.values) + "}\n\n"
+    out += (
+        f"var Registered{name}s = []{name}{{\n"
+        + "".join(f"\t{_camel(name + '_' + v)},\n" for v in union.values)
+        + "}\n\n"
+    )
     for i, pattern in enumerate(union.patterns):
         out += f"var {_lower(name)}Pattern{i} = regexp.MustCompile({json.dumps(pattern)})\n"
     out += f"\n// Registered reports whether v is one of the registered values.\nfunc (v {name}) Registered() bool {{\n"
     if union.values:
-        out += "\tswitch v {\n\tcase " + ", ".join(_camel(name + "_" + v) for v in union.values) + ":\n\t\treturn true\n\t}\n"
+        out += (
+            "\tswitch v {\n\tcase "
+            + ", ".join(_camel(name + "_" + v) for v in union.values)
+            + ":\n\t\treturn true\n\t}\n"
+        )
     out += "\treturn false\n}\n\n"
-    checks = ["v.Registered()"] + [f"{_lower(name)}Pattern{i}.MatchString(string(v))" for i in range(len(union.patterns))]
-    out += f"// Valid reports whether the contract accepts v: registered, or well-formed.\nfunc (v {name}) Valid() bool {{\n"
+    checks = ["v.Registered()"] + [
+        f"{_lower(name)}Pattern{i}.MatchString(string(v))" for i in range(len(union.patterns))
+    ]
+    out += "// Valid reports whether the contract accepts v: registered, or well-formed.\n"
+    out += f"func (v {name}) Valid() bool {{\n"
     out += "\treturn " + " || ".join(checks) + "\n}\n\n"
     out += (
         f"func decode{name}(member string, raw json.RawMessage) ({name}, error) {{\n"
         "\ts, err := jsonwire.DecodeString(member, raw)\n"
-        "\tif err != nil {\n\t\treturn \"\", err\n\t}\n"
+        '\tif err != nil {\n\t\treturn "", err\n\t}\n'
         f"\tif v := {name}(s); v.Valid() {{\n\t\treturn v, nil\n\t}}\n"
         f'\treturn "", fmt.Errorf("%s: %q is not a registered or well-formed {name}", member, s)\n'
         "}\n\n"
@@ -244,8 +267,13 @@ def _decode_case(prop: Prop) -> str:
         lines.append("\t\t\tif jsonwire.IsNull(m.Value) {\n\t\t\t\tcontinue\n\t\t\t}\n")
     if t.kind == "object":
         lines.append(f"\t\t\tvar v {t.go}\n")
-        lines.append(f'\t\t\tif err := jsonwire.CheckObject("{name}", m.Value); err != nil {{\n\t\t\t\treturn err\n\t\t\t}}\n')
-        lines.append(f'\t\t\tif err := v.UnmarshalJSON(m.Value); err != nil {{\n\t\t\t\treturn fmt.Errorf("{name}: %w", err)\n\t\t\t}}\n')
+        lines.append(
+            f'\t\t\tif err := jsonwire.CheckObject("{name}", m.Value); err != nil {{\n\t\t\t\treturn err\n\t\t\t}}\n'
+        )
+        lines.append(
+            "\t\t\tif err := v.UnmarshalJSON(m.Value); err != nil {\n"
+            f'\t\t\t\treturn fmt.Errorf("{name}: %w", err)\n\t\t\t}}\n'
+        )
     else:
         decoder = {
             "number": "jsonwire.DecodeNumber",
@@ -254,7 +282,9 @@ def _decode_case(prop: Prop) -> str:
             "array": "jsonwire.DecodeArray",
             "union": f"decode{t.go}",
         }[t.kind]
-        lines.append(f'\t\t\tv, err := {decoder}("{name}", m.Value)\n\t\t\tif err != nil {{\n\t\t\t\treturn err\n\t\t\t}}\n')
+        lines.append(
+            f'\t\t\tv, err := {decoder}("{name}", m.Value)\n\t\t\tif err != nil {{\n\t\t\t\treturn err\n\t\t\t}}\n'
+        )
     pointer = _field_go_type(prop).startswith("*")
     lines.append(f"\t\t\tout.{go_field} = {'&' if pointer else ''}v\n")
     return "".join(lines)
@@ -268,15 +298,17 @@ def _encode_field(prop: Prop) -> str:
     if t.kind == "array":
         if prop.required:
             return (
-                f"\tif {value} == nil {{\n\t\tw.Value(\"{name}\", []json.RawMessage{{}})\n\t}} else {{\n"
-                f"\t\tw.Value(\"{name}\", {value})\n\t}}\n"
+                f'\tif {value} == nil {{\n\t\tw.Value("{name}", []json.RawMessage{{}})\n\t}} else {{\n'
+                f'\t\tw.Value("{name}", {value})\n\t}}\n'
             )
         return f'\tif {value} != nil {{\n\t\tw.Value("{name}", {value})\n\t}}\n'
     if not _field_go_type(prop).startswith("*"):
         if t.kind in ("number", "string", "union"):
-            return f'\tif {value} == "" {{\n\t\tw.Missing("{name}")\n\t}} else {{\n\t\tw.Value("{name}", {value})\n\t}}\n'
+            return (
+                f'\tif {value} == "" {{\n\t\tw.Missing("{name}")\n\t}} else {{\n\t\tw.Value("{name}", {value})\n\t}}\n'
+            )
         return f'\tw.Value("{name}", {value})\n'
-    absent = "\t\tw.Null(\"{0}\")\n".format(name) if prop.required else ""
+    absent = f'\t\tw.Null("{name}")\n' if prop.required else ""
     out = f'\tif {value} != nil {{\n\t\tw.Value("{name}", *{value})\n\t}}'
     if prop.required:
         return out + f" else {{\n{absent}\t}}\n"
@@ -294,14 +326,17 @@ def _struct_source(struct: Struct, profile: str | None) -> str:
         if desc:
             out += _comment(desc, "\t")
         if prop.type.has_default:
-            out += _comment(f"Nil when absent; Get{_camel(prop.name)} applies the default ({json.dumps(prop.type.default)}).", "\t")
+            out += _comment(
+                f"Nil when absent; Get{_camel(prop.name)} applies the default ({json.dumps(prop.type.default)}).", "\t"
+            )
         if prop.type.nullable and not prop.required:
             out += "\t// Nil when absent or null (a decoded null is written back as null).\n"
         if prop.schema.get("deprecated"):
             out += "\t//\n\t// Deprecated: kept in the contract for compatibility; see the description.\n"
         out += f'\t{_camel(prop.name)} {_field_go_type(prop)} `json:"{prop.name}"`\n\n'
-    out += "\t// Extra holds the members the contract does not declare, in document order; encoding writes them back.\n"
-    out += "\tExtra jsonwire.Members `json:\"-\"`\n\n"
+    out += "\t// Extra holds the members the contract does not declare, in document order; encoding\n"
+    out += "\t// writes them back.\n"
+    out += '\tExtra jsonwire.Members `json:"-"`\n\n'
     out += "\tlayout jsonwire.Layout // member order and explicit nulls of a decoded document\n}\n\n"
     for prop in struct.props:
         if prop.type.has_default:
@@ -320,7 +355,8 @@ def _struct_source(struct: Struct, profile: str | None) -> str:
             f'func ({name}) ContractProfile() string {{ return "{profile}" }}\n\n'
         )
     out += (
-        "// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.\n"
+        "// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping\n"
+        "// the others in Extra.\n"
         f"func (r *{name}) UnmarshalJSON(data []byte) error {{\n"
         "\tmembers, err := jsonwire.ReadObject(data)\n\tif err != nil {\n\t\treturn err\n\t}\n"
         f"\tout := {name}{{layout: jsonwire.LayoutOf(members)}}\n"
@@ -346,7 +382,8 @@ def _struct_source(struct: Struct, profile: str | None) -> str:
             )
         out += "\t*r = out\n\treturn nil\n}\n\n"
     out += (
-        "// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.\n"
+        "// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order\n"
+        "// when there is one.\n"
         f"func (r {name}) MarshalJSON() ([]byte, error) {{\n\tvar w jsonwire.ObjectWriter\n"
     )
     for prop in struct.props:
@@ -374,7 +411,10 @@ def _version_source(version: str, bundled: dict[str, Any], kinds: dict[str, Fail
         imports.append('"regexp"')
     src = (
         HEADER.format(source=version)
-        + _comment(f"Package {package} holds the Go types of verify-response contract {version}: {bundled.get('description', '')}")
+        + _comment(
+            f"Package {package} holds the Go types of verify-response contract {version}: "
+            + bundled.get("description", "")
+        )
         + f"package {package}\n\nimport (\n"
         + "".join(f"\t{i}\n" for i in imports)
         + f'\n\t"{GO_MODULE}/jsonwire"\n)\n\n'
@@ -405,7 +445,9 @@ def _root_source(versions: list[str]) -> str:
         + imports
         + ")\n\n"
         + "// Versions lists every contract version, oldest first.\n"
-        + "var Versions = []string{" + ", ".join(f'"{v}"' for v in versions) + "}\n\n"
+        + "var Versions = []string{"
+        + ", ".join(f'"{v}"' for v in versions)
+        + "}\n\n"
         + f'// LatestVersion is the newest contract version.\nconst LatestVersion = "{versions[-1]}"\n\n'
         + "// bindings is every (version, profile) pair with its schema and Go type.\n"
         + f"var bindings = []binding{{\n{rows}}}\n"
@@ -434,6 +476,8 @@ def artifacts(bundles: dict[str, dict[str, Any]]) -> dict[Path, str]:
     for version in versions:
         directory = GO_ROOT / paths.module_name(version)
         out[directory / SCHEMA_FILE] = dump_json(bundles[version])
-        out[directory / SOURCE_FILE] = _gofmt(_version_source(version, bundles[version], kinds), f"{version}/{SOURCE_FILE}")
+        out[directory / SOURCE_FILE] = _gofmt(
+            _version_source(version, bundles[version], kinds), f"{version}/{SOURCE_FILE}"
+        )
     out[GO_ROOT / "versions_gen.go"] = _gofmt(_root_source(versions), "versions_gen.go")
     return out

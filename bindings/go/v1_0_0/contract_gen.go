@@ -33,7 +33,8 @@ type VerifyResponse struct {
 	// are not.
 	Reward json.Number `json:"reward"`
 
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
@@ -45,7 +46,8 @@ func (VerifyResponse) ContractVersion() string { return ContractVersion }
 // ContractProfile is the profile VerifyResponse describes.
 func (VerifyResponse) ContractProfile() string { return "core" }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *VerifyResponse) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -75,7 +77,8 @@ func (r *VerifyResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r VerifyResponse) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	if r.Reward == "" {
@@ -97,7 +100,8 @@ type GymVerifyResponse struct {
 
 	Response Response `json:"response"`
 
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
@@ -109,7 +113,8 @@ func (GymVerifyResponse) ContractVersion() string { return ContractVersion }
 // ContractProfile is the profile GymVerifyResponse describes.
 func (GymVerifyResponse) ContractProfile() string { return "gym" }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *GymVerifyResponse) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -157,7 +162,8 @@ func (r *GymVerifyResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r GymVerifyResponse) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	if r.Reward == "" {
@@ -173,13 +179,15 @@ func (r GymVerifyResponse) MarshalJSON() ([]byte, error) {
 // ResponsesCreateParams: The OpenAI Responses API request that produced the rollout. Described
 // shallowly: its shape belongs to the Responses API.
 type ResponsesCreateParams struct {
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *ResponsesCreateParams) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -191,7 +199,8 @@ func (r *ResponsesCreateParams) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r ResponsesCreateParams) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	return w.Finish(r.layout, r.Extra)
@@ -203,13 +212,15 @@ type Response struct {
 	// The output items of the response.
 	Output []json.RawMessage `json:"output"`
 
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *Response) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -239,7 +250,8 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r Response) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	if r.Output == nil {

@@ -167,7 +167,8 @@ type VerifyResponse struct {
 	// Nil when absent or null (a decoded null is written back as null).
 	InstanceConfig *InstanceConfig `json:"instance_config"`
 
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
@@ -187,7 +188,8 @@ func (VerifyResponse) ContractVersion() string { return ContractVersion }
 // ContractProfile is the profile VerifyResponse describes.
 func (VerifyResponse) ContractProfile() string { return "core" }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *VerifyResponse) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -253,7 +255,8 @@ func (r *VerifyResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r VerifyResponse) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	if r.Reward == "" {
@@ -291,13 +294,15 @@ type InstanceConfig struct {
 	// Deprecated: kept in the contract for compatibility; see the description.
 	MaskSample *bool `json:"mask_sample"`
 
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *InstanceConfig) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -320,7 +325,8 @@ func (r *InstanceConfig) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r InstanceConfig) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	if r.MaskSample != nil {
@@ -358,7 +364,8 @@ type GymVerifyResponse struct {
 
 	Response Response `json:"response"`
 
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
@@ -378,7 +385,8 @@ func (GymVerifyResponse) ContractVersion() string { return ContractVersion }
 // ContractProfile is the profile GymVerifyResponse describes.
 func (GymVerifyResponse) ContractProfile() string { return "gym" }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *GymVerifyResponse) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -462,7 +470,8 @@ func (r *GymVerifyResponse) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r GymVerifyResponse) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	if r.Reward == "" {
@@ -496,13 +505,15 @@ func (r GymVerifyResponse) MarshalJSON() ([]byte, error) {
 // ResponsesCreateParams: The OpenAI Responses API request that produced the rollout. Described
 // shallowly: its shape belongs to the Responses API.
 type ResponsesCreateParams struct {
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *ResponsesCreateParams) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -514,7 +525,8 @@ func (r *ResponsesCreateParams) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r ResponsesCreateParams) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	return w.Finish(r.layout, r.Extra)
@@ -526,13 +538,15 @@ type Response struct {
 	// The output items of the response.
 	Output []json.RawMessage `json:"output"`
 
-	// Extra holds the members the contract does not declare, in document order; encoding writes them back.
+	// Extra holds the members the contract does not declare, in document order; encoding
+	// writes them back.
 	Extra jsonwire.Members `json:"-"`
 
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
+// the others in Extra.
 func (r *Response) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -562,7 +576,8 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order when there is one.
+// MarshalJSON encodes the declared members that are set, then Extra, in the decoded order
+// when there is one.
 func (r Response) MarshalJSON() ([]byte, error) {
 	var w jsonwire.ObjectWriter
 	if r.Output == nil {
