@@ -21,9 +21,9 @@ EXTRA_GENERATORS: dict[str, Callable[[Bundles], Artifacts]] = {}
 
 
 def _load_extra_generators() -> None:
-    for name in ("typescript", "go", "rust"):
+    for name in ("typescript_bindings", "go_bindings", "rust_bindings", "diff_rules_reference"):
         try:
-            module = __import__(f"generators.{name}_bindings", fromlist=["artifacts"])
+            module = __import__(f"generators.{name}", fromlist=["artifacts"])
         except ModuleNotFoundError:
             continue
         EXTRA_GENERATORS[name] = module.artifacts

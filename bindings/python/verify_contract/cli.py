@@ -8,7 +8,7 @@ import sys
 
 # Each module defines ``register(subparsers)``, adding its subcommand with a ``handler`` default that
 # returns the exit code: 0 all good, 1 the input breaks the contract, 2 usage or I/O error.
-COMMAND_MODULES = ("verify_contract.check_command",)
+COMMAND_MODULES = ("verify_contract.check_command", "verify_contract.diff_command")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,79 @@
+"""``verify-contract diff``: classify every schema and registry change between two contract versions.
+
+Typical use::
+
+    from verify_contract.diff import diff_specs
+    report = diff_specs("schema/versions/1.1.0", "schema/versions/1.2.0")
+    report.required_bump  # Bump.MINOR
+
+docs/compatibility.md explains the model, docs/diff-rules.md lists the rules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verify_contract.diff.corpus import CorpusEffect, corpus_effect
+from verify_contract.diff.registry import compare_registries
+from verify_contract.diff.report import Change, Report, render_markdown, render_text
+from verify_contract.diff.rules import RULES, Break, Bump, Rule, Severity
+from verify_contract.diff.schema_rules import compare_schemas
+from verify_contract.diff.sides import VERIFY_RESPONSE_FILE, Side, SideError, load_side
+from verify_contract.vectors import Vector
+
+__all__ = [
+    "RULES",
+    "Break",
+    "Bump",
+    "Change",
+    "CorpusEffect",
+    "Report",
+    "Rule",
+    "Severity",
+    "Side",
+    "SideError",
+    "diff_sides",
+    "diff_specs",
+    "load_side",
+    "render_markdown",
+    "render_text",
+]
+
+
+def diff_sides(
+    old: Side, new: Side, *, corpus: bool = True, vectors: list[Vector] | None = None, vectors_dir: Path | None = None
+) -> Report:
+    changes: list[Change] = []
+
+    def emit(rule: str, file: str, pointer: str, message: str) -> None:
+        change = Change(rule, file, pointer, message)
+        if change not in changes:
+            changes.append(change)
+
+    compare_schemas(old.documents, new.documents, VERIFY_RESPONSE_FILE, emit)
+    notes: list[str] = []
+    registry_compared = old.registry is not None and new.registry is not None
+    if old.registry is not None and new.registry is not None:
+        compare_registries(old.registry, new.registry, old.version, new.version, emit)
+    else:
+        notes.append("failure-kind registry not compared: a side has no failure_kinds.yaml")
+    report = Report(old.label, new.label, old.version, new.version, changes, registry_compared, notes=notes)
+    if report.bump_ok is False:
+        actual = report.actual_bump
+        changes.append(
+            Change(
+                "VERSION_BUMP_INSUFFICIENT",
+                VERIFY_RESPONSE_FILE,
+                "/$id",
+                f"{old.version} -> {new.version} is a {actual.value if actual else 'downgrade'} step; the changes "
+                f"require {report.required_bump.value}" + (" and include forbidden ones" if report.forbidden else ""),
+            )
+        )
+    if corpus:
+        report.corpus = corpus_effect(old, new, vectors, vectors_dir)
+    return report
+
+
+def diff_specs(old: str, new: str, *, repo: Path | None = None, corpus: bool = True) -> Report:
+    """Load both sides (file, directory or git revision) and compare them."""
+    return diff_sides(load_side(old, repo), load_side(new, repo), corpus=corpus)

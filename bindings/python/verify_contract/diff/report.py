@@ -1,0 +1,213 @@
+"""A diff's verdict and its three renderings: terminal text, JSON, and markdown for a pull-request review."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify_contract.diff.corpus import CorpusEffect
+from verify_contract.diff.rules import RULES, SEVERITY_RANK, Break, Bump, Rule, Severity, direction_label
+from verify_contract.versions import version_key
+
+ARROW = "->"
+
+
+@dataclass(frozen=True)
+class Change:
+    rule: str
+    file: str
+    pointer: str
+    message: str
+
+    @property
+    def definition(self) -> Rule:
+        return RULES[self.rule]
+
+    @property
+    def severity(self) -> Severity:
+        return self.definition.severity
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}#{self.pointer}"
+
+    def as_dict(self) -> dict[str, Any]:
+        rule = self.definition
+        return {
+            "rule": self.rule,
+            "severity": rule.severity.value,
+            "direction": rule.direction,
+            "breaks": sorted(b.value for b in rule.breaks),
+            "bump": rule.bump.value,
+            "forbidden": rule.forbidden,
+            "file": self.file,
+            "pointer": self.pointer,
+            "message": self.message,
+        }
+
+
+def actual_bump(old: str | None, new: str | None) -> Bump | None:
+    """The step from ``old`` to ``new`` (None when a version is unknown or goes backwards)."""
+    if old is None or new is None:
+        return None
+    a, b = version_key(old), version_key(new)
+    if b < a:
+        return None
+    if b[0] > a[0]:
+        return Bump.MAJOR
+    if b[1] > a[1]:
+        return Bump.MINOR
+    return Bump.PATCH if b > a else Bump.NONE
+
+
+@dataclass
+class Report:
+    old_label: str
+    new_label: str
+    old_version: str | None
+    new_version: str | None
+    changes: list[Change]
+    registry_compared: bool
+    corpus: CorpusEffect | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def required_bump(self) -> Bump:
+        return max((c.definition.bump for c in self.changes), key=lambda b: b.rank, default=Bump.NONE)
+
+    @property
+    def actual_bump(self) -> Bump | None:
+        return actual_bump(self.old_version, self.new_version)
+
+    @property
+    def bump_ok(self) -> bool | None:
+        actual = self.actual_bump
+        if self.old_version is None or self.new_version is None:
+            return None
+        return actual is not None and actual.rank >= self.required_bump.rank and not self.forbidden
+
+    @property
+    def forbidden(self) -> list[Change]:
+        return [c for c in self.changes if c.definition.forbidden]
+
+    @property
+    def breaks(self) -> frozenset[Break]:
+        return frozenset(b for c in self.changes for b in c.definition.breaks)
+
+    @property
+    def compatibility(self) -> str:
+        """Confluent's name for what still holds on the wire: FULL, BACKWARD, FORWARD or NONE."""
+        backward, forward = Break.BACKWARD not in self.breaks, Break.FORWARD not in self.breaks
+        return {(True, True): "FULL", (True, False): "BACKWARD", (False, True): "FORWARD"}.get(
+            (backward, forward), "NONE"
+        )
+
+    def fails(self, fail_on: Severity) -> bool:
+        """At least one change at or above ``fail_on``, or a forbidden one."""
+        threshold = SEVERITY_RANK[fail_on]
+        return bool(self.forbidden) or any(SEVERITY_RANK[c.severity] >= threshold for c in self.changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        actual = self.actual_bump
+        return {
+            "old": {"source": self.old_label, "version": self.old_version},
+            "new": {"source": self.new_label, "version": self.new_version},
+            "required_bump": self.required_bump.value,
+            "actual_bump": actual.value if actual else None,
+            "bump_ok": self.bump_ok,
+            "compatibility": self.compatibility,
+            "breaks": direction_label(self.breaks),
+            "registry_compared": self.registry_compared,
+            "changes": [c.as_dict() for c in self.changes],
+            "corpus": self.corpus.as_dict() if self.corpus else None,
+            "notes": list(self.notes),
+        }
+
+
+def _versions(report: Report) -> str:
+    return f"{report.old_version or report.old_label} {ARROW} {report.new_version or report.new_label}"
+
+
+def _verdict(report: Report) -> str:
+    actual = report.actual_bump
+    verdict = f"required bump: {report.required_bump.value}"
+    if report.bump_ok is not None:
+        verdict += f" (actual: {actual.value if actual else 'downgrade'}, {'ok' if report.bump_ok else 'INSUFFICIENT'})"
+    return f"{verdict}; wire compatibility: {report.compatibility}; breaks: {direction_label(report.breaks)}"
+
+
+def render_text(report: Report) -> str:
+    lines = [f"contract diff {_versions(report)}"]
+    for c in report.changes:
+        rule = c.definition
+        lines.append(f"  {rule.severity.value:<7} {c.rule:<34} {rule.direction:<17} {c.where}: {c.message}")
+    if not report.changes:
+        lines.append("  no changes")
+    lines.append(_verdict(report))
+    if report.forbidden:
+        lines.append(f"forbidden changes (no version bump allows them): {len(report.forbidden)}")
+    if report.corpus is not None:
+        effect = report.corpus
+        lines.append(f"conformance corpus: {len(effect.changed)} of {effect.compared} vectors change verdict")
+        for v in effect.changed:
+            lines.append(
+                f"  {v.id} ({v.profile}): {_validity(v.old_valid)} {ARROW} {_validity(v.new_valid)}: {v.reason}"
+            )
+    lines.extend(f"note: {note}" for note in report.notes)
+    return "\n".join(lines)
+
+
+def _validity(valid: bool) -> str:
+    return "valid" if valid else "invalid"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+SECTIONS = (
+    ("Breaking changes", Severity.ERROR),
+    ("Changes to review", Severity.WARNING),
+    ("Compatible changes", Severity.INFO),
+)
+
+
+def render_markdown(report: Report) -> str:
+    """A pull-request review comment; its change lists can seed a CHANGELOG entry."""
+    lines = [f"### Contract diff: {_versions(report)}", ""]
+    actual = report.actual_bump
+    lines.append(f"**Required version bump: `{report.required_bump.value}`**")
+    if report.bump_ok is not None:
+        status = "sufficient" if report.bump_ok else "**insufficient**"
+        lines[-1] += f" (this change bumps `{actual.value if actual else 'downgrade'}`: {status})"
+    lines += [
+        "",
+        f"Wire compatibility: **{report.compatibility}**; breaks: `{direction_label(report.breaks)}` "
+        "(backward = new consumers reading old producers' documents, forward = old consumers reading new "
+        "producers' documents, bindings = code importing generated types).",
+    ]
+    if report.forbidden:
+        lines += ["", f"> Forbidden by the contract's policy whatever the version: {len(report.forbidden)} change(s)."]
+    for title, severity in SECTIONS:
+        chosen = [c for c in report.changes if c.severity is severity]
+        if not chosen:
+            continue
+        lines += ["", f"#### {title}", "", "| rule | breaks | where | change |", "|---|---|---|---|"]
+        for c in chosen:
+            lines.append(f"| `{c.rule}` | {c.definition.direction} | `{_cell(c.where)}` | {_cell(c.message)} |")
+    if not report.changes:
+        lines += ["", "No changes."]
+    if report.corpus is not None:
+        effect = report.corpus
+        lines += ["", "#### Conformance corpus", ""]
+        lines.append(f"{len(effect.changed)} of {effect.compared} vectors change verdict.")
+        if effect.changed:
+            lines += ["", "| vector | profile | old | new | tags | reason |", "|---|---|---|---|---|---|"]
+            for v in effect.changed:
+                lines.append(
+                    f"| `{v.id}` | {v.profile} | {_validity(v.old_valid)} | {_validity(v.new_valid)} | "
+                    f"{_cell(', '.join(v.tags))} | {_cell(v.reason)} |"
+                )
+    for note in report.notes:
+        lines += ["", f"_Note: {note}_"]
+    return "\n".join(lines) + "\n"
