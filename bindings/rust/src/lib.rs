@@ -26,6 +26,11 @@ pub use json::{parse_json, JsonError, JsonRule, MAX_DEPTH};
 pub use mask::{effective_mask, MaskTypeError};
 pub use validation::{validate, SchemaError, Violation};
 
+/// The README's examples run as doctests, so they cannot rot.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// Which schema root a document is checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Profile {
