@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from generators.paths import ROOT
 from verify_contract.diff.rules import RULES, Rule
+
+from generators.paths import ROOT
 
 OUTPUT = ROOT / "docs" / "diff-rules.md"
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from verify_contract.diff import RULES, Report, diff_sides, load_side
 from verify_contract.diff.registry import parse_registry
 from verify_contract.diff.rules import direction_label

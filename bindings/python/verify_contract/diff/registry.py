@@ -178,6 +178,17 @@ def _compare_kind(old: Kind, new: Kind, old_version: str | None, new_version: st
         emit("REGISTRY_DEPRECATION_CHANGED", FILE, new.pointer, f"`{new.id}`: deprecation changed to {now}")
 
 
+def lint_registry(data: RegistryData) -> list[str]:
+    """Every rule of the registry file the generators enforce: the parse's problems plus broken renames."""
+    known = data.at(None)
+    renames = [
+        _rename_problem(kind, kind.deprecated, known, None)
+        for kind in data.kinds
+        if kind.deprecated is not None and kind.deprecated.get("reason") == "renamed"
+    ]
+    return [*data.problems, *(problem for problem in renames if problem is not None)]
+
+
 def compare_registries(
     old: RegistryData, new: RegistryData, old_version: str | None, new_version: str | None, emit: Emit
 ) -> None:
