@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from verify_contract.diff import Bump, diff_specs
+from verify_contract.diff import Bump, diff_specs, render_markdown
+from verify_contract.diff.lock import version_dirs
 from verify_contract.diff.rules import Severity
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,3 +64,27 @@ def test_only_later_field_conflicts_change_verdict(old: str, new: str) -> None:
     for change in report.corpus.changed:
         assert change.old_valid and not change.new_valid
         assert CONFLICT_TAG in change.tags, change
+
+
+def _changelog_entries() -> dict[str, tuple[str, str]]:
+    """version -> (bump label, entry text), in file order."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    parts = re.split(r"^## (\d+\.\d+\.\d+) \((\w+)\)\n", text, flags=re.MULTILINE)
+    return {parts[i]: (parts[i + 1], parts[i + 2]) for i in range(1, len(parts), 3)}
+
+
+def test_changelog_has_one_entry_per_version_newest_first() -> None:
+    versions = version_dirs(ROOT)
+    assert list(_changelog_entries()) == versions[::-1]
+    assert _changelog_entries()[versions[0]][0] == "initial"
+
+
+@pytest.mark.parametrize("version", version_dirs(ROOT)[1:])
+def test_changelog_entry_matches_the_differ(version: str) -> None:
+    versions = version_dirs(ROOT)
+    previous = versions[versions.index(version) - 1]
+    report = diff_specs(str(VERSIONS / previous), str(VERSIONS / version), corpus=False)
+    bump, entry = _changelog_entries()[version]
+    assert bump == report.required_bump.value
+    missing = sorted({c.rule for c in report.changes if f"`{c.rule}`" not in entry})
+    assert not missing, f"CHANGELOG.md {version} does not mention {missing}; seed it from:\n" + render_markdown(report)
