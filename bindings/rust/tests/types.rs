@@ -143,3 +143,22 @@ fn decode_reports_json_errors_first() {
     let error = decode::<VerifyResponse>(br#"{"reward": 0.5, "reward": 1}"#).unwrap_err();
     assert!(matches!(error, DecodeError::Json(ref e) if e.rule == verify_contract::JsonRule::DuplicateKey), "{error}");
 }
+
+#[test]
+fn generated_constants_match_the_embedded_schema() {
+    let schema: Value = serde_json::from_str(verify_contract::v1_2_0::SCHEMA_JSON).unwrap();
+    let registered: Vec<&str> = schema["$defs"]["RegisteredFailureKind"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|kind| kind.as_str().unwrap())
+        .collect();
+    assert_eq!(registered, RegisteredFailureKind::ALL.map(RegisteredFailureKind::as_str));
+    let pattern = schema["$defs"]["FailureKindName"]["pattern"].as_str().unwrap();
+    assert_eq!(pattern, verify_contract::v1_2_0::FAILURE_KIND_NAME_PATTERN);
+    for version in verify_contract::CONTRACT_VERSIONS {
+        let text = verify_contract::generated::schema_json(version).unwrap();
+        let schema: Value = serde_json::from_str(text).unwrap();
+        assert!(schema["$id"].as_str().unwrap().contains(version), "{version}");
+    }
+}
