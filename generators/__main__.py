@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -15,18 +16,21 @@ from generators.registry import failure_kinds_schema, load_registry
 from generators.registry_outputs import markdown_table, python_constants, replace_generated_block, rules_table
 
 Artifacts = dict[Path, str]
-# Other languages' generators register here (name -> function of the bundled schemas).
 Bundles = dict[str, dict[str, Any]]
-EXTRA_GENERATORS: dict[str, Callable[[Bundles], Artifacts]] = {}
+# Generators beyond the Python bindings: each module has ``artifacts(bundles) -> Artifacts``.
+# A module that fails to import is an error, never a silently skipped generator.
+EXTRA_GENERATOR_MODULES = ("typescript_bindings", "go_bindings", "rust_bindings", "diff_rules_reference")
+# Directories holding nothing but generated files: anything there that is not generated is stale.
+GENERATED_ONLY_GLOBS = (
+    "bindings/python/verify_contract/generated",
+    "bindings/typescript/src/generated",
+    "bindings/go/v[0-9]*_[0-9]*_[0-9]*",
+    "bindings/rust/src/generated",
+)
 
 
-def _load_extra_generators() -> None:
-    for name in ("typescript_bindings", "go_bindings", "rust_bindings", "diff_rules_reference"):
-        try:
-            module = __import__(f"generators.{name}", fromlist=["artifacts"])
-        except ModuleNotFoundError:
-            continue
-        EXTRA_GENERATORS[name] = module.artifacts
+def _extra_generators() -> list[Callable[[Bundles], Artifacts]]:
+    return [importlib.import_module(f"generators.{name}").artifacts for name in EXTRA_GENERATOR_MODULES]
 
 
 def build_artifacts() -> Artifacts:
@@ -57,8 +61,7 @@ def build_artifacts() -> Artifacts:
     spec = replace_generated_block(spec, "registry", markdown_table(kinds))
     artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "rules", rules_table())
 
-    _load_extra_generators()
-    for generate in EXTRA_GENERATORS.values():
+    for generate in _extra_generators():
         artifacts.update(generate(bundles))
     return artifacts
 
@@ -80,8 +83,12 @@ def _generated_init(versions: list[str]) -> str:
 
 
 def _generated_paths_on_disk() -> set[Path]:
-    """Files under generated-only directories, to catch stale leftovers."""
-    return {p for p in paths.PYTHON_GENERATED.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    """Files under generated-only directories, to catch stale leftovers (e.g. of a removed version)."""
+    found: set[Path] = set()
+    for pattern in GENERATED_ONLY_GLOBS:
+        for directory in paths.ROOT.glob(pattern):
+            found |= {p for p in directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
