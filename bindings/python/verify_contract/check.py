@@ -1,25 +1,60 @@
-"""``check``: validate JSON and JSONL files of verify responses and count what was found."""
+"""``check``: validate JSON and JSONL inputs of verify responses, streaming, and count what was found.
+
+Every line is judged as the reference would judge it (``jsonio.parse_json`` then ``validation.validate``).
+The compiled pre-check (``fastpath``) settles the lines that are certainly valid and clean; every other
+line goes through the reference itself, so verdicts, rule ids and messages are the reference's.
+"""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+import json
+import multiprocessing
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import lru_cache
+from multiprocessing.pool import AsyncResult
 from typing import Any
 
-from verify_contract.findings import Finding, Severity
+import orjson
+
+from verify_contract import fastpath, validation
+from verify_contract.findings import Finding, Severity, finding
+from verify_contract.inputs import InputError, Source, chunks, read_all, resolve
 from verify_contract.jsonio import parse_json
 from verify_contract.mask import MaskTypeError, effective_mask
-from verify_contract.validation import validate
-from verify_contract.versions import Profile
+from verify_contract.schemas import declared_fields, registered_failure_kinds
+from verify_contract.validation import NAMESPACE_SEPARATOR, validate
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
-JSON_SUFFIXES = (".json",)
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
+DEFAULT_MAX_FINDINGS = 1000
+KIND_CLASSES = ("registered", "namespaced", "unregistered")
+
+__all__ = [
+    "DEFAULT_MAX_FINDINGS",
+    "CheckOptions",
+    "InputError",
+    "LocatedFinding",
+    "Outcome",
+    "Report",
+    "Tally",
+    "check_bytes",
+    "check_paths",
+    "check_sources",
+    "document_outcome",
+    "reference_outcome",
+]
 
 
-class InputError(OSError):
-    """A path cannot be read as input (missing, unreadable, unsupported type): a usage problem, exit 2."""
+@dataclass(frozen=True)
+class CheckOptions:
+    version: str = LATEST_VERSION
+    profile: Profile = DEFAULT_PROFILE
+    max_findings: int = DEFAULT_MAX_FINDINGS
+    fast: bool = True
+    """False: every line through the reference (for the differential test and for distrust)."""
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -32,77 +67,401 @@ class LocatedFinding:
         return {"path": self.path, "line": self.line, **self.finding.as_dict()}
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What the reference says about one document, and the facts the report counts for a valid one."""
+
+    findings: tuple[Finding, ...]
+    valid: bool
+    masked: bool = False
+    legacy: bool = False
+    kind: str | None = None
+
+
+def _parse(raw: bytes) -> tuple[Any, Finding | None]:
+    try:
+        parsed = parse_json(raw)
+    except ValueError as error:  # int() refuses integers of more than 4300 digits
+        return None, finding("json-non-finite", f"a number is too large for any JSON implementation ({error})")
+    return parsed.document, parsed.finding
+
+
+# The schema files never change within a process; these look-ups read them (and list a directory).
+_declared = lru_cache(maxsize=None)(declared_fields)
+_registered = lru_cache(maxsize=None)(registered_failure_kinds)
+
+
+def _kind_class(kind: Any, version: str) -> str | None:
+    if "failure_kind" not in _declared(version) or not isinstance(kind, str):
+        return None
+    if NAMESPACE_SEPARATOR in kind:
+        return "namespaced"
+    return "registered" if kind in _registered(version) else "unregistered"
+
+
+def document_outcome(document: Any, version: str, profile: Profile) -> Outcome:
+    """The reference verdict on a parsed document, with the counted facts."""
+    result = validate(document, version, profile)
+    return _facts(document, tuple(result.findings), version)
+
+
+def _facts(document: Any, findings: tuple[Finding, ...], version: str) -> Outcome:
+    if any(f.severity is Severity.ERROR for f in findings):
+        return Outcome(findings, False)
+    masked = False
+    with contextlib.suppress(MaskTypeError):  # valid at a version that does not type the mask: no mask to count
+        masked = effective_mask(document)
+    config = document.get("instance_config")
+    legacy = (
+        "instance_config" in _declared(version)
+        and isinstance(config, dict)
+        and isinstance(config.get("mask_sample"), bool)
+    )
+    return Outcome(findings, True, masked, legacy, _kind_class(document.get("failure_kind"), version))
+
+
+def reference_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
+    """The reference path for one line or document text."""
+    document, problem = _parse(raw)
+    if problem is not None:
+        return Outcome((problem,), False)
+    return document_outcome(document, version, profile)
+
+
+# The schema constrains these top-level members only, each on its own (no keyword relates two of them),
+# and every other member is free: the schema findings of a document are the root's `required` findings
+# followed, in member-name order, by each member's own findings (validation sorts them by path).
+_MEMBERS = ("failure_kind", "failure_reason", "instance_config", "mask_sample", "response", "responses_create_params")
+_VALID_BASE: dict[Profile, dict[str, Any]] = {
+    "core": {"reward": 0},
+    "gym": {"reward": 0, "responses_create_params": {}, "response": {"output": []}},
+}
+
+
+def _shape(member: str, value: Any) -> Any:
+    """The part of a member's value its schema findings can depend on (the schema is shallow)."""
+    if isinstance(value, dict):
+        if member == "responses_create_params":
+            return {}
+        if member == "response":
+            return {"output": [] if isinstance(value["output"], list) else value["output"]} if "output" in value else {}
+        if member == "instance_config":
+            return {"mask_sample": value["mask_sample"]} if "mask_sample" in value else {}
+    if member == "failure_reason" and isinstance(value, str):
+        return ""
+    if member == "reward" and type(value) in (int, float):
+        return 0  # finite here: the pre-check let no other number through
+    return value
+
+
+@lru_cache(maxsize=1 << 16)
+def _member_findings(version: str, profile: Profile, member: str, shape_json: bytes) -> tuple[Finding, ...]:
+    probe = dict(_VALID_BASE[profile])
+    probe[member] = orjson.loads(shape_json)
+    return tuple(validation._schema_findings(probe, version, profile))
+
+
+_SEMANTIC_MEMBERS = ("failure_kind", "mask_sample", "instance_config")
+
+
+@lru_cache(maxsize=1 << 16)
+def _semantic_findings(version: str, skeleton_json: bytes) -> tuple[Finding, ...]:
+    return tuple(validation._semantic_findings(orjson.loads(skeleton_json), version))
+
+
+@lru_cache(maxsize=256)
+def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> tuple[Finding, ...]:
+    probe = {key: value for key, value in _VALID_BASE[profile].items() if key in present}
+    return tuple(f for f in validation._schema_findings(probe, version, profile) if not f.pointer)
+
+
+def _contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
+    """A line the pre-check found to be strict JSON (no duplicate, finite, shallow, small integers).
+
+    orjson builds exactly the document ``parse_json`` would, faster (it refuses lone surrogates, which the
+    reference accepts: those take the reference path). The reference's schema findings are then composed
+    from memoised findings of each constrained member, as argued above; tests/test_differential.py
+    compares the result with ``validate`` on every line of its corpus.
+    """
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return reference_outcome(raw, version, profile)
+    if not isinstance(document, dict):
+        return document_outcome(document, version, profile)
+    found = list(
+        _root_findings(version, profile, frozenset(k for k in ("reward", *_VALID_BASE["gym"]) if k in document))
+    )
+    for member in _MEMBERS if "reward" not in document else (*_MEMBERS, "reward"):
+        if member in document:
+            found.extend(_member_findings(version, profile, member, orjson.dumps(_shape(member, document[member]))))
+    # The semantic rules read failure_kind, mask_sample and instance_config.mask_sample (and a non-finite
+    # reward, which cannot reach this path).
+    semantic = {key: _shape(key, document[key]) for key in _SEMANTIC_MEMBERS if key in document}
+    found.extend(_semantic_findings(version, orjson.dumps(semantic)))
+    return _facts(document, tuple(found), version)
+
+
+@dataclass
+class Tally:
+    """Mergeable counts of a run or of one chunk; the findings listing is capped, the counts are not."""
+
+    max_findings: int = DEFAULT_MAX_FINDINGS
+    lines: int = 0
+    valid: int = 0
+    invalid: int = 0
+    blank: int = 0
+    masked: int = 0
+    legacy_used: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    rules: Counter[str] = field(default_factory=Counter)
+    severities: Counter[str] = field(default_factory=Counter)
+    findings: list[LocatedFinding] = field(default_factory=list)
+
+    def add(self, outcome: Outcome, path: str, line: int | None) -> None:
+        if outcome.valid:
+            self.valid += 1
+            self.masked += outcome.masked
+            self.legacy_used += outcome.legacy
+            if outcome.kind:
+                self.kinds[outcome.kind] += 1
+        else:
+            self.invalid += 1
+        for item in outcome.findings:
+            self.rules[item.rule] += 1
+            self.severities[item.severity.value] += 1
+            if len(self.findings) < self.max_findings:
+                self.findings.append(LocatedFinding(path, line, item))
+
+    def add_clean(self, statuses: bytes) -> None:
+        for status in fastpath.CLEAN_STATUSES:
+            count = statuses.count(status)
+            if not count:
+                continue
+            masked, legacy, kind = fastpath.clean_facts(status)
+            self.valid += count
+            self.masked += count * masked
+            self.legacy_used += count * legacy
+            if kind:
+                self.kinds[kind] += count
+
+    def merge(self, other: Tally) -> None:
+        self.lines += other.lines
+        self.valid += other.valid
+        self.invalid += other.invalid
+        self.blank += other.blank
+        self.masked += other.masked
+        self.legacy_used += other.legacy_used
+        self.kinds.update(other.kinds)
+        self.rules.update(other.rules)
+        self.severities.update(other.severities)
+        room = self.max_findings - len(self.findings)
+        if room > 0:
+            self.findings.extend(other.findings[:room])
+
+
+def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions) -> Tally:
+    """Check the lines of one chunk; line numbers start at ``first_line``."""
+    tally = Tally(options.max_findings)
+    statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)
+    tally.lines = len(statuses)
+    tally.blank = statuses.count(fastpath.STATUS_BLANK)
+    tally.add_clean(statuses)
+    for index, start, stop in others:
+        raw = chunk[start:stop]
+        if statuses[index] == fastpath.STATUS_CONTRACT:
+            outcome = _contract_outcome(raw, options.version, options.profile)
+        else:
+            outcome = reference_outcome(raw, options.version, options.profile)
+        tally.add(outcome, path, first_line + index)
+    return tally
+
+
+def _check_chunk_task(task: tuple[bytes, int, str, CheckOptions]) -> Tally:
+    return check_chunk(*task)
+
+
 @dataclass
 class Report:
     contract_version: str
     profile: Profile
+    max_findings: int = DEFAULT_MAX_FINDINGS
     files: int = 0
-    total: int = 0
-    valid: int = 0
-    invalid: int = 0
-    masked: int = 0
-    blank: int = 0
-    findings: list[LocatedFinding] = field(default_factory=list)
+    tally: Tally = field(init=False)
+    input_errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.tally = Tally(self.max_findings)
+
+    # The first version's names, kept for scripts that read them.
+    @property
+    def total(self) -> int:
+        """Documents checked (blank lines excluded)."""
+        return self.tally.valid + self.tally.invalid
+
+    @property
+    def valid(self) -> int:
+        return self.tally.valid
+
+    @property
+    def invalid(self) -> int:
+        return self.tally.invalid
+
+    @property
+    def masked(self) -> int:
+        return self.tally.masked
+
+    @property
+    def blank(self) -> int:
+        return self.tally.blank
+
+    @property
+    def lines(self) -> int:
+        return self.tally.lines
 
     @property
     def warnings(self) -> int:
-        return sum(1 for f in self.findings if f.finding.severity is Severity.WARNING)
+        return self.tally.severities[Severity.WARNING.value]
+
+    @property
+    def errors(self) -> int:
+        return self.tally.severities[Severity.ERROR.value]
+
+    @property
+    def findings(self) -> list[LocatedFinding]:
+        return self.tally.findings
+
+    @property
+    def findings_total(self) -> int:
+        return sum(self.tally.rules.values())
+
+    def failure_kinds(self) -> dict[str, int]:
+        return {name: self.tally.kinds[name] for name in KIND_CLASSES}
+
+    def legacy_mask(self) -> dict[str, int]:
+        rules = self.tally.rules
+        return {
+            "used": self.tally.legacy_used,
+            "only": rules["legacy-mask-only"],
+            "divergent": rules["legacy-mask-divergent"],
+        }
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "contract_version": self.contract_version,
             "profile": self.profile,
             "files": self.files,
+            "lines": self.lines,
             "total": self.total,
             "valid": self.valid,
             "invalid": self.invalid,
-            "masked": self.masked,
             "blank": self.blank,
+            "masked": self.masked,
             "warnings": self.warnings,
+            "errors": self.errors,
+            "failure_kinds": self.failure_kinds(),
+            "legacy_mask": self.legacy_mask(),
+            "rules": dict(sorted(self.tally.rules.items())),
+            "findings_total": self.findings_total,
+            "findings_shown": len(self.findings),
             "findings": [f.as_dict() for f in self.findings],
+            "input_errors": list(self.input_errors),
         }
 
 
-def _documents(path: Path) -> Iterator[tuple[int | None, bytes]]:
-    """(line number or None, raw text) of every document in a file."""
-    if path.suffix in JSON_SUFFIXES:
-        yield None, path.read_bytes()
-        return
-    with path.open("rb") as stream:
-        yield from enumerate(stream, start=1)
+Progress = Callable[[int, int], None]
+"""Called with (bytes read so far, lines checked so far)."""
 
 
-def _check_one(report: Report, name: str, line: int | None, raw: bytes, version: str, profile: Profile) -> None:
-    parsed = parse_json(raw)
-    if parsed.finding is not None:
-        findings = [parsed.finding]
-    else:
-        findings = validate(parsed.document, version, profile).findings
-    report.total += 1
-    report.findings.extend(LocatedFinding(name, line, f) for f in findings)
-    if any(f.severity is Severity.ERROR for f in findings):
-        report.invalid += 1
-        return
-    report.valid += 1
-    # A document valid at an older version that did not type the mask has no mask to count.
-    with contextlib.suppress(MaskTypeError):
-        report.masked += effective_mask(parsed.document)
-
-
-def check_paths(paths: Iterable[Path], version: str, profile: Profile) -> Report:
-    report = Report(version, profile)
-    for path in paths:
-        if not path.is_file():
-            raise InputError(f"{path}: no such file")
-        if path.suffix not in JSON_SUFFIXES + JSONL_SUFFIXES:
-            raise InputError(f"{path}: not a .json or .jsonl file")
+def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[tuple[Any, ...]]:
+    """("doc", name, text) for a .json file, ("lines", chunk, first line, name) for JSONL chunks."""
+    for source in sources:
         report.files += 1
         try:
-            for line, raw in _documents(path):
-                if line is not None and not raw.strip():
-                    report.blank += 1
-                    continue
-                _check_one(report, str(path), line, raw, version, profile)
-        except OSError as error:
-            raise InputError(f"{path}: {error.strerror or error}") from error
+            if source.is_document:
+                yield ("doc", source.name, read_all(source))
+                continue
+            line = 1
+            for chunk in chunks(source):
+                yield ("lines", chunk, line, source.name)
+                line += chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+        except InputError as error:
+            report.input_errors.append(str(error))
+
+
+def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
+    tally = Tally(options.max_findings)
+    tally.lines = 1
+    if not text.strip():
+        tally.blank = 1
+        return tally
+    tally.add(reference_outcome(text, options.version, options.profile), name, None)
+    return tally
+
+
+def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Progress | None = None) -> Report:
+    report = Report(options.version, options.profile, options.max_findings)
+    done_bytes = 0
+
+    def absorb(tally: Tally, size: int) -> None:
+        nonlocal done_bytes
+        report.tally.merge(tally)
+        done_bytes += size
+        if progress is not None:
+            progress(done_bytes, report.lines)
+
+    tasks = _tasks(sources, options, report)
+    if options.jobs <= 1:
+        for task in tasks:
+            if task[0] == "doc":
+                absorb(_document_tally(task[1], task[2], options), len(task[2]))
+            else:
+                absorb(check_chunk(task[1], task[2], task[3], options), len(task[1]))
+        return report
+    # Several processes, results merged in input order: the report is the single-process one.
+    context = multiprocessing.get_context()
+    pending: deque[tuple[AsyncResult[Tally] | Tally, int]] = deque()
+    with context.Pool(options.jobs) as pool:
+        for task in tasks:
+            if task[0] == "doc":
+                pending.append((_document_tally(task[1], task[2], options), len(task[2])))
+            else:
+                work = (task[1], task[2], task[3], options)
+                pending.append((pool.apply_async(_check_chunk_task, (work,)), len(task[1])))
+            while len(pending) > 2 * options.jobs:  # bounded: memory stays flat
+                result, size = pending.popleft()
+                absorb(result if isinstance(result, Tally) else result.get(), size)
+        while pending:
+            result, size = pending.popleft()
+            absorb(result if isinstance(result, Tally) else result.get(), size)
     return report
+
+
+def check_paths(
+    paths: Iterable[str | Any],
+    version: str = LATEST_VERSION,
+    profile: Profile = DEFAULT_PROFILE,
+    *,
+    options: CheckOptions | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Check files, directories, globs or ``-``; unreadable inputs are listed in ``report.input_errors``."""
+    options = options or CheckOptions(version, profile)
+    sources, errors = resolve([str(p) for p in paths])
+    report = check_sources(sources, options, progress)
+    report.input_errors[:0] = errors
+    return report
+
+
+def check_bytes(data: bytes, options: CheckOptions | None = None, name: str = "<bytes>") -> Report:
+    """Check JSONL held in memory (tests, the conformance kit)."""
+    options = options or CheckOptions()
+    report = Report(options.version, options.profile, options.max_findings)
+    report.files = 1
+    if data:
+        report.tally.merge(check_chunk(data, 1, name, options))
+    return report
+
+
+def dumps_report(report: Report) -> str:
+    return json.dumps(report.as_dict(), indent=2, ensure_ascii=False)

@@ -1,14 +1,14 @@
-"""``verify-contract check PATH...``"""
+"""``verify-contract check INPUT...``: files, directories, globs or ``-``; .json, .jsonl, gzip."""
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
-from pathlib import Path
-from typing import Any
+import time
+from typing import Any, TextIO
 
-from verify_contract.check import InputError, Report, check_paths
+from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, Report, check_paths, dumps_report
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
@@ -19,33 +19,127 @@ def format_text(report: Report) -> str:
         where = located.path if located.line is None else f"{located.path}:{located.line}"
         f = located.finding
         lines.append(f"{where}: {f.severity.value} [{f.rule}] {f.message}")
+    hidden = report.findings_total - len(report.findings)
+    if hidden:
+        lines.append(f"... {hidden} more findings not listed (--max-findings {len(report.findings)})")
+    for error in report.input_errors:
+        lines.append(f"input error: {error}")
+    kinds = report.failure_kinds()
+    legacy = report.legacy_mask()
     lines.append(
-        f"{report.total} documents in {report.files} files (contract {report.contract_version}, profile "
-        f"{report.profile}): {report.valid} valid, {report.invalid} invalid, {report.masked} masked, "
-        f"{report.warnings} warnings, {report.blank} blank lines skipped"
+        f"{report.lines} lines in {report.files} inputs "
+        f"(contract {report.contract_version}, profile {report.profile}): "
+        f"{report.valid} valid, {report.invalid} invalid, {report.blank} blank; {report.masked} masked; "
+        f"{report.errors} errors, {report.warnings} warnings"
     )
+    lines.append(
+        f"failure kinds: {kinds['registered']} registered, {kinds['namespaced']} namespaced, "
+        f"{kinds['unregistered']} unregistered; legacy mask: {legacy['used']} use it, {legacy['only']} only there, "
+        f"{legacy['divergent']} divergent"
+    )
+    if report.tally.rules:
+        lines.append("by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(report.tally.rules.items())))
     return "\n".join(lines)
 
 
+class ProgressLine:
+    """A one-line progress display on a terminal; silent until the run has lasted a second."""
+
+    def __init__(self, stream: TextIO, total_bytes: int | None) -> None:
+        self.stream = stream
+        self.total = total_bytes
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done_bytes: int, lines: int) -> None:
+        now = time.monotonic()
+        if now - self.start < 1.0 or now - self.last < 0.2:
+            return
+        self.last = now
+        rate = lines / (now - self.start)
+        text = f"{lines:,} lines, {done_bytes / 1e6:,.0f} MB, {rate:,.0f} lines/s"
+        if self.total:
+            share = min(done_bytes / self.total, 1.0)
+            bar = "#" * int(share * 30)
+            text = f"[{bar:<30}] {share:4.0%} " + text
+        self.stream.write("\r" + text[:120] + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _total_size(paths: list[str]) -> int | None:
+    total = 0
+    for path in paths:
+        if not os.path.isfile(path) or path.endswith(".gz"):
+            return None  # stdin, directories, globs and compressed files: no meaningful total
+        total += os.path.getsize(path)
+    return total
+
+
 def run(args: argparse.Namespace) -> int:
-    try:
-        report = check_paths([Path(p) for p in args.paths], args.contract_version, args.profile)
-    except InputError as error:
-        print(f"verify-contract check: {error}", file=sys.stderr)
+    if args.max_findings < 0 or args.jobs < 1:
+        print("verify-contract check: --max-findings must be >= 0 and --jobs >= 1", file=sys.stderr)
         return EXIT_USAGE
+    options = CheckOptions(
+        args.contract_version, args.profile, args.max_findings, fast=not args.reference_only, jobs=args.jobs
+    )
+    show_progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
+    try:
+        report = check_paths(args.paths, options=options, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     if args.format == "json":
-        print(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+        print(dumps_report(report))
     else:
         print(format_text(report))
-    return EXIT_INVALID if report.invalid else EXIT_OK
+    for error in report.input_errors:
+        print(f"verify-contract check: {error}", file=sys.stderr)
+    if report.input_errors:
+        return EXIT_USAGE
+    if report.invalid or (args.warnings_as_errors and report.warnings):
+        return EXIT_INVALID
+    return EXIT_OK
 
 
 def register(commands: Any) -> None:
-    check = commands.add_parser("check", help="validate .json and .jsonl files of verify responses")
-    check.add_argument("paths", nargs="+", metavar="PATH")
+    check = commands.add_parser(
+        "check",
+        help="validate verify responses in .json/.jsonl files, directories, globs or - (stdin); gzip too",
+        description="Exit codes: 0 all valid, 1 a document breaks the contract (or warns, with "
+        "--warnings-as-errors), 2 usage or input error.",
+    )
+    check.add_argument("paths", nargs="+", metavar="INPUT", help="file, directory, glob, or - for stdin")
     check.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="default: %(default)s")
     check.add_argument(
         "--contract-version", choices=CONTRACT_VERSIONS, default=LATEST_VERSION, help="default: %(default)s"
     )
     check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument(
+        "--max-findings",
+        type=int,
+        default=DEFAULT_MAX_FINDINGS,
+        metavar="N",
+        help="list at most N findings; the counts stay exact (default: %(default)s)",
+    )
+    check.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too (strict CI)")
+    check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default: 1)")
+    check.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress line on stderr (default: only when stderr is a terminal)",
+    )
+    check.add_argument(
+        "--reference-only",
+        action="store_true",
+        help="skip the compiled pre-check and run every line through the reference validator (slow)",
+    )
     check.set_defaults(handler=run)

@@ -1,0 +1,91 @@
+"""The compiled pre-check (``_fastscan.c``) and what its status bytes mean.
+
+``scan`` answers for each line of a chunk: blank, certainly valid and clean (with the counted facts), or
+"ask the reference" (``STATUS_TEXT``: the text may break a JSON rule; ``STATUS_CONTRACT``: the text is
+strict JSON but a contract field needs the reference). Without the compiled module every non-blank line
+asks the reference: slower, same report.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from types import ModuleType
+
+from verify_contract.generated.failure_kinds import KINDS
+from verify_contract.schemas import declared_fields, registered_failure_kinds
+from verify_contract.versions import Profile, check_profile, check_version, version_key
+
+_native: ModuleType | None
+try:
+    from verify_contract import _fastscan as _native  # type: ignore[attr-defined,no-redef]
+except ImportError:  # no C compiler when the package was installed
+    _native = None
+
+STATUS_BLANK = 0
+STATUS_TEXT = 254
+STATUS_CONTRACT = 253
+CLEAN_STATUSES = range(1, 13)
+KIND_CLASSES = ("registered", "namespaced")
+_BLANK = b" \t\r\n\x0b\x0c"
+
+
+def available() -> bool:
+    return _native is not None
+
+
+def clean_facts(status: int) -> tuple[bool, bool, str | None]:
+    """(masked, legacy mask in use, failure-kind class) of a clean status byte."""
+    code = status - 1
+    kind = code >> 2
+    return bool(code & 1), bool(code & 2), KIND_CLASSES[kind - 1] if kind else None
+
+
+@cache
+def scan_flags(version: str, profile: Profile) -> int:
+    check_version(version)
+    check_profile(profile)
+    fields = declared_fields(version)
+    flags = 0
+    if "failure_reason" in fields:
+        flags |= 1
+    if {"mask_sample", "failure_kind", "instance_config"} <= fields:
+        flags |= 2
+    if profile == "gym":
+        flags |= 4
+    return flags
+
+
+@cache
+def clean_kinds(version: str) -> bytes:
+    """Registered kinds that draw no warning at ``version`` (deprecated ones do), as ``\\0a\\0b\\0``."""
+    deprecated = {k.id for k in KINDS if k.deprecated and version_key(k.deprecated.since) <= version_key(version)}
+    names = sorted(registered_failure_kinds(version) - deprecated)
+    return b"\0" + b"".join(name.encode() + b"\0" for name in names)
+
+
+def _slow_scan(chunk: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
+    statuses = bytearray()
+    others: list[tuple[int, int, int]] = []
+    start = 0
+    size = len(chunk)
+    while start < size:
+        cut = chunk.find(b"\n", start)
+        stop = size if cut < 0 else cut + 1
+        index = len(statuses)
+        if chunk[start:stop].strip(_BLANK):
+            statuses.append(STATUS_TEXT)
+            others.append((index, start, stop))
+        else:
+            statuses.append(STATUS_BLANK)
+        start = stop
+    return bytes(statuses), others
+
+
+def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tuple[bytes, list[tuple[int, int, int]]]:
+    """One status byte per line of ``chunk``, and (index, start, end) of every line to ask the reference about."""
+    if fast and _native is not None:
+        result: tuple[bytes, list[tuple[int, int, int]]] = _native.scan(
+            chunk, scan_flags(version, profile), clean_kinds(version)
+        )
+        return result
+    return _slow_scan(chunk)

@@ -1,0 +1,162 @@
+"""Inputs of ``check`` and ``upgrade``: files, directories, globs and ``-`` (stdin); plain or gzip-compressed.
+
+Everything is read as a stream of chunks that end on a line boundary, so memory stays flat whatever the
+size of the input; only a single line longer than a chunk is ever held whole.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import io
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+STDIN = "-"
+GZIP_MAGIC = b"\x1f\x8b"
+CHUNK_BYTES = 1 << 20
+JSON_SUFFIXES = (".json",)
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+SUFFIXES = tuple(s + gz for s in JSON_SUFFIXES + JSONL_SUFFIXES for gz in ("", ".gz"))
+_GLOB_CHARS = frozenset("*?[")
+
+
+class InputError(OSError):
+    """A path cannot be read (missing, unreadable, not a JSON file, corrupt gzip): exit code 2."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: a file path, or stdin."""
+
+    name: str
+    path: Path | None
+
+    @property
+    def is_document(self) -> bool:
+        """A ``.json`` file holds one document (possibly pretty-printed); anything else is JSONL."""
+        if self.path is None:
+            return False
+        name = self.path.name.lower()
+        name = name.removesuffix(".gz")
+        return name.endswith(JSON_SUFFIXES)
+
+    def size(self) -> int | None:
+        if self.path is None:
+            return None
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return None
+
+
+def _has_suffix(path: Path) -> bool:
+    return path.name.lower().endswith(SUFFIXES)
+
+
+def resolve(arguments: list[str]) -> tuple[list[Source], list[str]]:
+    """Expand the command-line inputs into sources, in order; the second list holds input errors.
+
+    A directory contributes its ``.json``/``.jsonl``/``.ndjson`` files (``.gz`` too), recursively and
+    sorted; a pattern with ``*``, ``?`` or ``[`` that names no existing path is expanded as a glob
+    (``**`` recurses). A file named explicitly is read whatever its suffix.
+    """
+    sources: list[Source] = []
+    errors: list[str] = []
+    for argument in arguments:
+        if argument == STDIN:
+            sources.append(Source("<stdin>", None))
+            continue
+        path = Path(argument)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and _has_suffix(p))
+            sources.extend(Source(str(p), p) for p in found)
+            if not found:
+                errors.append(f"{argument}: no .json or .jsonl files in this directory")
+        elif path.exists() or path.is_symlink():
+            sources.append(Source(argument, path))
+        elif _GLOB_CHARS & set(argument):
+            matches = sorted(Path(m) for m in glob.glob(argument, recursive=True))
+            files = [m for m in matches if m.is_file()]
+            sources.extend(Source(str(m), m) for m in files)
+            if not files:
+                errors.append(f"{argument}: no file matches this pattern")
+        else:
+            errors.append(f"{argument}: no such file or directory")
+    return sources, errors
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+def open_stream(source: Source) -> BinaryIO:
+    """A binary stream of the source's decompressed bytes (gzip is detected by its magic number)."""
+    try:
+        raw: BinaryIO = sys.stdin.buffer if source.path is None else open(source.path, "rb")  # noqa: SIM115
+    except OSError as error:
+        raise InputError(f"{source.name}: {_describe(error)}") from error
+    buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
+    try:
+        head = buffered.peek(2)[:2]
+    except OSError as error:
+        raise InputError(f"{source.name}: {_describe(error)}") from error
+    if head == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    return buffered
+
+
+def read_all(source: Source) -> bytes:
+    """The whole content of a one-document source (a ``.json`` file)."""
+    with open_stream(source) as stream:
+        try:
+            return stream.read()
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(f"{source.name}: {_describe(error)}") from error
+
+
+def chunks(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """Chunks of whole lines (each ends with a newline, except perhaps the very last one)."""
+    stream = open_stream(source)
+    pending: list[bytes] = []
+    try:
+        while True:
+            try:
+                block = stream.read(chunk_bytes)
+            except (OSError, EOFError, zlib.error) as error:
+                # A truncated or corrupt gzip member: what was read so far still gets checked.
+                if pending:
+                    yield b"".join(pending)
+                raise InputError(f"{source.name}: {_describe(error)}") from error
+            if not block:
+                break
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                pending.append(block)  # a line longer than a chunk: keep reading until it ends
+                continue
+            head, tail = block[: cut + 1], block[cut + 1 :]
+            if pending:
+                pending.append(head)
+                head = b"".join(pending)
+                pending = []
+            yield head
+            if tail:
+                pending.append(tail)
+        if pending:
+            yield b"".join(pending)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+
+
+def describe_error(error: BaseException) -> str:
+    return _describe(error)
+
+
+__all__ = ["STDIN", "InputError", "Source", "chunks", "describe_error", "open_stream", "read_all", "resolve"]

@@ -1,0 +1,284 @@
+"""Generated JSONL lines of every kind the checker must judge exactly as the reference does.
+
+``kind_lines()`` gives hand-written lines, one or more per kind of defect (JSON text, contract fields,
+profiles, warnings) plus their valid neighbours; ``mutated_lines()`` gives seeded random mutations of
+valid lines (bytes flipped, inserted, deleted, lines cut), which find the cases nobody thought of.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from conftest import VECTORS
+
+
+def gym_row(rng: random.Random, index: int, text_chars: int = 600) -> dict[str, Any]:
+    words = [
+        "the",
+        "answer",
+        "is",
+        "boxed",
+        "step",
+        "so",
+        "we",
+        "compute",
+        "x",
+        "value",
+        "é",
+        "→",
+        "中文",
+        '"quoted"',
+        "back\\slash",
+        "tab\t",
+        "new\nline",
+    ]
+    text = " ".join(rng.choice(words) for _ in range(text_chars // 5))
+    tokens = [rng.randrange(0, 150000) for _ in range(rng.randrange(5, 60))]
+    return {
+        "responses_create_params": {"input": [{"role": "user", "content": text[:200]}], "temperature": 1.0},
+        "response": {
+            "id": f"resp_{index:08x}",
+            "output": [
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                    "prompt_token_ids": tokens,
+                    "generation_token_ids": tokens[::-1],
+                    "generation_log_probs": [-rng.random() for _ in tokens[:10]] + [-1e-05, -2.5e-7],
+                }
+            ],
+            "usage": {"input_tokens": 12, "output_tokens": len(tokens)},
+        },
+        "reward": rng.choice([0.0, 1.0, 1, 0, 0.25]),
+        "mask_sample": False,
+        "failure_kind": None,
+        "failure_reason": None,
+        "_ng_task_index": index,
+    }
+
+
+def _dump(document: Any) -> bytes:
+    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+
+def _with(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    document = dict(base)
+    for key, value in changes.items():
+        if value is _DROP:
+            document.pop(key, None)
+        else:
+            document[key] = value
+    return document
+
+
+_DROP = object()
+
+
+def kind_lines() -> list[bytes]:
+    rng = random.Random(7)
+    base = gym_row(rng, 1)
+    small = {"reward": 0.5, "mask_sample": False, "failure_kind": None, "failure_reason": None, "n": 3}
+    lines: list[bytes] = []
+    documents: list[dict[str, Any]] = [base, small]
+    variants: dict[str, list[Any]] = {}
+    for doc in (base, small):
+        for key, values in {
+            "reward": [_DROP, "0.5", True, False, None, [], {}, 1, -0.0, 10**30, 1e-300, 1.7976931348623157e308],
+            "mask_sample": [_DROP, True, "yes", "false", 1, 0, None, []],
+            "failure_kind": [
+                _DROP,
+                "agent_timeout",
+                "judge_failed",
+                "made_up_kind",
+                "srv:kind",
+                "srv:kind:extra",
+                "Tool.Timeout",
+                "tool.timeout",
+                "tool_timeout\n",
+                "",
+                "a",
+                "1abc",
+                "abc:",
+                ":abc",
+                "é",
+                42,
+                ["agent_timeout"],
+                {"k": 1},
+                True,
+            ],
+            "failure_reason": [_DROP, "x" * 5000, 7, True, ["a"], {}],
+            "instance_config": [
+                _DROP,
+                None,
+                "cfg",
+                [],
+                {},
+                {"mask_sample": True},
+                {"mask_sample": False},
+                {"mask_sample": "no"},
+                {"mask_sample": None},
+                {"mask_sample": 1},
+                {"other": {"mask_sample": "nested is unknown"}},
+            ],
+            "responses_create_params": [_DROP, None, [], "p", {}],
+            "response": [_DROP, None, [], {}, {"output": None}, {"output": {}}, {"output": []}, {"id": "x"}],
+        }.items():
+            documents.extend(_with(doc, **{key: value}) for value in values)
+            variants[key] = values
+        for top in (True, False, _DROP):
+            for legacy in (True, False):
+                documents.append(_with(doc, mask_sample=top, instance_config={"mask_sample": legacy, "x": 1}))
+    for _i in range(600):  # several members wrong (or right) at once, in any key order
+        doc = dict(rng.choice((base, small)))
+        for key in rng.sample(sorted(variants), rng.randint(2, len(variants))):
+            doc[key] = rng.choice(variants[key])
+        keys = list(doc)
+        rng.shuffle(keys)
+        documents.append({k: doc[k] for k in keys if doc[k] is not _DROP})
+    for kind in ("agent_timeout", "srv:kind"):
+        for top in (True, False):
+            documents.append({"reward": 0, "mask_sample": top, "failure_kind": kind})
+            documents.append(
+                {"reward": 0, "mask_sample": top, "failure_kind": kind, "instance_config": {"mask_sample": top}}
+            )
+    documents.append({"reward": 1, "deep": _nest(98)})
+    documents.append({"reward": 1, "deep": _nest(99)})
+    documents.append({"reward": 1, "deep": _nest(100)})
+    lines.extend(_dump(d) for d in documents)
+    lines.extend(_dump(d).replace(b'": ', b'":').replace(b", ", b",") for d in documents[:40])  # compact
+    lines.extend(json.dumps(d, indent=None, ensure_ascii=True).encode() for d in documents[:40])  # \u escapes
+    lines.extend(
+        [
+            # JSON text defects and edge cases
+            b'{"reward": NaN}',
+            b'{"reward": Infinity}',
+            b'{"reward": -Infinity}',
+            b'{"reward": 1, "x": NaN}',
+            b'{"reward": 1e400}',
+            b'{"reward": -1e400}',
+            b'{"reward": 1, "x": 1E400}',
+            b'{"reward": 1, "x": 2e308}',
+            b'{"reward": 1, "x": 1e308}',
+            b'{"reward": 1, "x": 1.8e308}',
+            b'{"reward": 1, "x": 17976931348623157e292}',
+            b'{"reward": 1, "x": 0.00001e310}',
+            b'{"reward": 1, "x": 1e-400}',
+            b'{"reward": 1, "x": 1e00000000000000000002}',
+            b'{"reward": 1, "x": 123456789012345678901234567890}',
+            b'{"reward": 1, "x": 1' + b"0" * 400 + b"}",
+            b'{"reward": 1, "x": 1' + b"0" * 400 + b".0}",
+            b'{"reward": 1, "x": 1' + b"0" * 5000 + b"}",
+            b'{"reward": 1' + b"0" * 30 + b', "mask_sample": "x"}',
+            b'{"reward": 1, "x": -}',
+            b'{"reward": 01}',
+            b'{"reward": 1.}',
+            b'{"reward": .5}',
+            b'{"reward": +1}',
+            b'{"reward": -0}',
+            b'{"reward": 1E+2}',
+            b'{"reward": 0.1e-3}',
+            b'{"reward": 1, "reward": 1}',
+            b'{"reward": "x", "reward": 1}',
+            b'{"reward": 1, "a": {"b": 1, "b": 2}}',
+            b'{"reward": 1, "a": [{"b": 1}, {"b": 1}]}',
+            b'{"reward": 1, "a": [{"b": 1, "c": {"b": 1}, "b": 3}]}',
+            b'{"reward": 1, "a": 1, "\\u0061": 2}',
+            b'{"rew\\u0061rd": 1}',
+            b'{"reward": 1, "k\\"ey": 1, "k\\"ey": 2}',
+            b'{"reward": 1, "failure_kind": "agent\\u005ftimeout"}',
+            b'{"reward": 1, "x": "\\ud800"}',
+            b'{"reward": 1, "x": "\\ud83d\\ude00"}',
+            b'{"reward": 1, "x": "\\x"}',
+            b'{"reward": 1, "x": "\\u12"}',
+            b'{"reward": 1, "x": "a\tb"}',
+            b'{"reward": 1, "x": "a\x00b"}',
+            b'{"reward": 1, "x": "a\x7fb"}',
+            b'{"reward": 1, "x": "\xff"}',
+            b'{"reward": 1, "x": "\xc0\x80"}',
+            b'{"reward": 1, "x": "\xed\xa0\x80"}',
+            b'{"reward": 1, "x": "\xf4\x90\x80\x80"}',
+            b'{"reward": 1, "x": "\xe2\x82"}',
+            b'{"reward": 1, "\xff": 1}',
+            b'{"reward": 1}\xff',
+            b"\xef\xbb\xbf" + b'{"reward": 1}',
+            b'{"reward": 1}\r',
+            b'\t {"reward": 1} \t',
+            b'{"reward": 1}\x0b',
+            b'{"reward": 1}\x0c',
+            b"",
+            b"   ",
+            b"\t\r",
+            b"\x0b\x0c",
+            b'{"reward": 1',
+            b'{"reward": 1, "x": "abc',
+            b'{"reward": 1,',
+            b'{"reward": 1,}',
+            b'{"reward": [1,]}',
+            b"{'reward': 1}",
+            b'{"reward": 1} {"reward": 2}',
+            b'{"reward": 1}, {"reward": 2}',
+            b"[]",
+            b'[{"reward": 1}]',
+            b"1",
+            b'"reward"',
+            b"null",
+            b"true",
+            b"{}",
+            b'{"reward": tru}',
+            b'{"reward": nul}',
+            b'{"reward": 1, "x": [1 2]}',
+            b'{"reward": 1 "x": 2}',
+            b'{"reward" 1}',
+            b'{"reward": 1, 2: 3}',
+            b'{"reward": 1, "x": {"a" : 1 , "b":[ ] ,"c":{ }}}',
+            b"[" * 101 + b"]" * 101,
+            b'{"reward": 1, "deep": ' + b"[" * 10000 + b"]" * 10000 + b"}",
+            b'{"reward": 1, "deep": ' + b'{"a":' * 150 + b"1" + b"}" * 150 + b"}",
+            b'{"reward": 1, "many": {' + b",".join(b'"k%d": %d' % (i, i) for i in range(300)) + b"}}",
+            b'{"reward": 1, "many": {' + b",".join(b'"k%d": %d' % (i % 299, i) for i in range(300)) + b"}}",
+            bytes(range(256)).replace(b"\n", b""),
+        ]
+    )
+    lines.extend(v.text.encode("utf-8") for v in VECTORS if "\n" not in v.text)
+    return lines
+
+
+def _nest(levels: int) -> Any:
+    value: Any = 1
+    for i in range(levels):
+        value = [value] if i % 2 else {"n": value}
+    return value
+
+
+_SPECIALS = [*list(b'{}[]",:\\0123456789eE.-+tfnul \t\r\x00\x1f\x80\xbf\xc3\xe2\xed\xf0\xff'), ord("a")]
+
+
+def mutated_lines(count: int, seed: int = 20261129) -> list[bytes]:
+    rng = random.Random(seed)
+    bases = [_dump(gym_row(rng, i, 120)) for i in range(8)] + [
+        b'{"reward":1,"mask_sample":true,"failure_kind":"agent_timeout","failure_reason":null,'
+        b'"instance_config":{"mask_sample":true},"responses_create_params":{},"response":{"output":[]}}',
+        b'{"reward": 0.5, "failure_kind": "srv:kind", "x": [1, 2.5e-3, "s", null, true, {"y": {}}]}',
+    ]
+    out: list[bytes] = []
+    for _ in range(count):
+        line = bytearray(rng.choice(bases))
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            action = rng.randrange(5)
+            pos = rng.randrange(len(line) + 1)
+            if action == 0 and line:
+                del line[min(pos, len(line) - 1)]
+            elif action == 1:
+                line.insert(pos, rng.choice(_SPECIALS))
+            elif action == 2 and line:
+                line[min(pos, len(line) - 1)] = rng.choice(_SPECIALS)
+            elif action == 3:
+                line = line[:pos]
+            else:
+                start = rng.randrange(len(line) + 1)
+                line[pos:pos] = line[start : start + rng.randrange(1, 40)]
+        out.append(bytes(line).replace(b"\n", b" "))
+    return out
