@@ -1,0 +1,140 @@
+"""``verify-contract check``: inputs, report, exit codes, --max-findings, --jobs, progress."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from corpus_lines import kind_lines, mutated_lines
+from verify_contract.check import CheckOptions, check_paths
+from verify_contract.check_command import ProgressLine
+from verify_contract.cli import main
+
+VALID = b'{"reward": 1.0, "mask_sample": true, "failure_kind": "agent_timeout"}\n'
+WARNS = b'{"reward": 0, "instance_config": {"mask_sample": true}}\n'
+INVALID = b'{"reward": "1.0"}\n'
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "verify_contract", "check", *args], input=stdin, capture_output=True, check=False
+    )
+
+
+def report_of(*args: str, stdin: bytes | None = None) -> tuple[int, dict[str, Any]]:
+    result = run(*args, "--format", "json", stdin=stdin)
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_json_keeps_the_first_versions_keys(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(VALID + INVALID + b"\n" + WARNS)
+    code, report = report_of(str(path), "--profile", "core")
+    assert code == 1
+    assert {"total", "valid", "invalid", "masked", "findings"} <= set(report)
+    assert (report["total"], report["valid"], report["invalid"], report["masked"]) == (3, 2, 1, 2)
+    assert (report["lines"], report["blank"]) == (4, 1)
+    assert report["failure_kinds"] == {"registered": 1, "namespaced": 0, "unregistered": 0}
+    assert report["legacy_mask"] == {"used": 1, "only": 1, "divergent": 0}
+    assert report["rules"] == {"legacy-mask-only": 1, "reward-type": 1}
+    assert [(f["line"], f["rule"], f["severity"]) for f in report["findings"]] == [
+        (2, "reward-type", "error"),
+        (4, "legacy-mask-only", "warning"),
+    ]
+    assert report["findings"][0]["message"] == "/reward: '1.0' is not of type 'number'"
+
+
+def test_exit_codes_and_warnings_as_errors(tmp_path: Path) -> None:
+    clean, warns = tmp_path / "clean.jsonl", tmp_path / "warns.jsonl"
+    clean.write_bytes(VALID * 3)
+    warns.write_bytes(VALID + WARNS)
+    assert run(str(clean), "--profile", "core").returncode == 0
+    assert run(str(warns), "--profile", "core").returncode == 0
+    assert run(str(warns), "--profile", "core", "--warnings-as-errors").returncode == 1
+    assert run(str(tmp_path / "nope.jsonl")).returncode == 2
+    assert run(str(clean), "--jobs", "0").returncode == 2
+
+
+def test_directories_globs_gzip_and_json_documents(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.jsonl").write_bytes(VALID * 2)
+    (tmp_path / "sub" / "b.jsonl.gz").write_bytes(gzip.compress(VALID + INVALID))
+    (tmp_path / "sub" / "c.json").write_text(json.dumps({"reward": 0.5}, indent=2))
+    (tmp_path / "sub" / "ignored.txt").write_bytes(INVALID)
+    code, report = report_of(str(tmp_path), "--profile", "core")
+    assert (code, report["files"], report["valid"], report["invalid"]) == (1, 3, 4, 1)
+    found = report["findings"][0]
+    assert found["path"].endswith("b.jsonl.gz") and found["line"] == 2
+    code, report = report_of(str(tmp_path / "**" / "*.json*"), "--profile", "core")
+    assert (report["files"], report["valid"]) == (3, 4)
+    code, report = report_of(str(tmp_path / "sub" / "c.json"), "--profile", "core")
+    assert (code, report["lines"], report["valid"]) == (0, 1, 1)
+
+
+def test_stdin_plain_and_gzip() -> None:
+    code, report = report_of("-", "--profile", "core", stdin=VALID + INVALID)
+    assert (code, report["valid"], report["invalid"]) == (1, 1, 1)
+    assert report["findings"][0]["path"] == "<stdin>"
+    code, report = report_of("-", "--profile", "core", stdin=gzip.compress(VALID * 5))
+    assert (code, report["valid"]) == (0, 5)
+
+
+def test_max_findings_caps_the_listing_not_the_counts(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(INVALID * 50 + VALID)
+    code, report = report_of(str(path), "--profile", "core", "--max-findings", "3")
+    assert code == 1
+    assert (report["invalid"], report["findings_total"], report["rules"]["reward-type"]) == (50, 50, 50)
+    assert [f["line"] for f in report["findings"]] == [1, 2, 3]
+    text = run(str(path), "--profile", "core", "--max-findings", "0").stdout.decode()
+    assert "50 more findings not listed" in text
+
+
+@pytest.mark.parametrize("profile", ["core", "gym"])
+def test_jobs_give_the_single_process_report(tmp_path: Path, profile: str) -> None:
+    lines = kind_lines() + mutated_lines(3000, seed=5)
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes((b"\n".join(lines) + b"\n") * 20)
+    single = check_paths([path], options=CheckOptions(profile=profile, max_findings=500))  # type: ignore[arg-type]
+    multi = check_paths([path], options=CheckOptions(profile=profile, max_findings=500, jobs=2))  # type: ignore[arg-type]
+    assert single.as_dict() == multi.as_dict()
+    assert single.lines == len(lines) * 20 and single.invalid > 1000
+
+
+def test_no_progress_when_piped(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(VALID * 10)
+    assert run(str(path)).stderr == b""
+
+
+def test_progress_line_draws_a_bar() -> None:
+    class Sink:
+        text = ""
+
+        def write(self, s: str) -> None:
+            self.text += s
+
+        def flush(self) -> None:
+            pass
+
+    sink = Sink()
+    progress = ProgressLine(sink, 1000)  # type: ignore[arg-type]
+    progress.start -= 5  # pretend the run has lasted five seconds
+    progress(500, 10)
+    assert "50%" in sink.text and "10 lines" in sink.text
+    progress.close()
+    assert sink.text.endswith("\r\x1b[K")
+
+
+def test_text_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(VALID + INVALID)
+    assert main(["check", str(path), "--profile", "core"]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:2: error [reward-type]" in out
+    assert "2 lines in 1 inputs" in out and "1 valid, 1 invalid" in out
