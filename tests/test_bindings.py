@@ -101,6 +101,12 @@ def test_lax_coercions_rejected(bad: dict[str, Any], binding: str) -> None:
             typeddict_adapter(CONTRACT_VERSIONS[-1], "core").validate_python(bad)
 
 
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_model_validate_json_refuses_non_finite_reward(token: str) -> None:
+    with pytest.raises(ValidationError):
+        latest.VerifyResponse.model_validate_json(f'{{"reward": {token}}}')
+
+
 def test_registered_kind_is_enum_member_unknown_stays_str() -> None:
     known = latest.VerifyResponse.model_validate({"reward": 0.0, "failure_kind": "session_lost"})
     assert known.failure_kind is latest.RegisteredFailureKind.session_lost

@@ -119,6 +119,10 @@ func Parse(data []byte) (any, error) {
 				}
 			}
 		case string:
+			if err := checkSurrogates(data[offset:dec.InputOffset()]); err != nil {
+				err.Offset = offset
+				return nil, err
+			}
 			if top := topFrame(stack); top != nil && top.isObj && !top.haveKey {
 				if _, seen := top.object[t]; seen {
 					return nil, errorf(RuleDuplicateKey, offset, "duplicate member name %q", t)
@@ -144,6 +148,42 @@ func topFrame(stack []*frame) *frame {
 		return nil
 	}
 	return stack[len(stack)-1]
+}
+
+// checkSurrogates rejects a \uD800-\uDFFF escape that is not half of a surrogate pair (I-JSON:
+// strings are Unicode). encoding/json would silently turn it into U+FFFD. raw is the token's text.
+func checkSurrogates(raw []byte) *Error {
+	if !bytes.Contains(raw, []byte(`\u`)) {
+		return nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' || i+6 > len(raw) {
+			i++ // a two-byte escape such as \\ or \n
+			continue
+		}
+		code, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		if err != nil {
+			return nil // the decoder has already accepted the token; leave syntax to it
+		}
+		switch {
+		case code >= 0xD800 && code <= 0xDBFF:
+			next := raw[i+6:]
+			if len(next) >= 6 && next[0] == '\\' && next[1] == 'u' {
+				if low, err := strconv.ParseUint(string(next[2:6]), 16, 16); err == nil && low >= 0xDC00 && low <= 0xDFFF {
+					i += 11
+					continue
+				}
+			}
+			return errorf(RuleSyntax, 0, "unpaired surrogate escape \\u%04X (I-JSON: strings are Unicode)", code)
+		case code >= 0xDC00 && code <= 0xDFFF:
+			return errorf(RuleSyntax, 0, "unpaired surrogate escape \\u%04X (I-JSON: strings are Unicode)", code)
+		}
+		i += 5
+	}
+	return nil
 }
 
 // checkFinite rejects numbers that overflow to ±Inf (1e400); underflow to 0 is a finite number.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,22 @@ def _finite_float(text: str) -> float:
     return value
 
 
+# An integer literal with more digits than this overflows binary64 (max ~1.8e308) in any parser.
+MAX_INTEGER_DIGITS = 309
+
+
+def _finite_int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_INTEGER_DIGITS:
+        raise _Reject("json-non-finite", f"an integer of {digits} digits overflows to infinity")
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        raise _Reject("json-non-finite", f"an integer of {digits} digits overflows to infinity") from None
+    return value
+
+
 def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
@@ -40,7 +57,27 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_object, parse_constant=_no_constants, parse_float=_finite_float)
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_object, parse_constant=_no_constants, parse_float=_finite_float, parse_int=_finite_int
+)
+# A \uD800-\uDFFF escape: the only way a lone surrogate gets into a str decoded from valid UTF-8.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string (key or value) holding an unpaired surrogate. The decoder joins valid pairs
+    into one code point, so any surrogate left in a decoded string is unpaired."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and any("\ud800" <= char <= "\udfff" for char in node):
+            return node
+    return None
 
 
 @dataclass(frozen=True)
@@ -93,6 +130,11 @@ def parse_json(data: bytes | str) -> Parsed:
         return Parsed(None, finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}"))
     except RecursionError:
         return Parsed(None, finding("json-too-deep", f"the value nests deeper than {MAX_DEPTH} levels"))
+    if _SURROGATE_ESCAPE.search(text) and (bad := _lone_surrogate(document)) is not None:
+        where = bad.encode("utf-8", "backslashreplace").decode("ascii")[:60]
+        return Parsed(
+            None, finding("json-syntax", f"unpaired surrogate escape in {where!r} (I-JSON: strings are Unicode)")
+        )
     depth = nesting_depth(document)
     if depth > MAX_DEPTH:
         return Parsed(None, finding("json-too-deep", f"the value nests {depth} levels deep; the limit is {MAX_DEPTH}"))

@@ -35,6 +35,7 @@ class Reject extends Error {
   }
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -129,6 +130,10 @@ class Parser {
       if (code === 0x22) {
         result += text.slice(chunkStart, this.pos);
         this.pos++;
+        // I-JSON: strings are Unicode, so a surrogate must be half of a pair (escaped or not).
+        if (LONE_SURROGATE.test(result)) {
+          this.fail("json-syntax", "unpaired surrogate in a string (I-JSON: strings are Unicode)", start);
+        }
         return result;
       }
       if (code < 0x20) this.fail("json-syntax", "control character in a string");
