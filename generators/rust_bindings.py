@@ -42,6 +42,12 @@ OPTIONAL_ATTRIBUTE = (
 Schema = dict[str, Any]
 
 
+# Keywords an inline property schema may carry: annotations plus what _property_type maps.
+INLINE_KEYWORDS = frozenset(
+    {"$ref", "anyOf", "type", "title", "description", "default", "deprecated", "enum", "pattern", "format", "items"}
+)
+
+
 class UnsupportedSchema(ValueError):
     """A schema shape this generator has no Rust mapping for: extend the generator, do not hand-edit."""
 
@@ -129,6 +135,9 @@ class VersionModule:
         return str(self.defs[def_name].get("title", def_name))
 
     def _property_type(self, schema: Schema) -> RustType:
+        unknown = set(schema) - INLINE_KEYWORDS
+        if unknown:
+            raise UnsupportedSchema(f"inline schema keywords {sorted(unknown)} have no Rust mapping")
         if "$ref" in schema:
             def_name, definition = self._resolve(schema["$ref"])
             return RustType(self._type_name(def_name), "null" in _types(definition))
