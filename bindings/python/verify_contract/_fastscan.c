@@ -82,8 +82,20 @@ static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end) {
     return p;
 }
 
-static inline int is_hex(uint8_t c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+/* The value of four hex digits at p, or -1. */
+static inline int hex4(const uint8_t *p, const uint8_t *end) {
+    if (end - p < 4) return -1;
+    int value = 0;
+    for (int i = 0; i < 4; i++) {
+        uint8_t c = p[i];
+        int digit;
+        if (c >= '0' && c <= '9') digit = c - '0';
+        else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+        else return -1;
+        value = value * 16 + digit;
+    }
+    return value;
 }
 
 /* One UTF-8 sequence starting at *pp (a byte >= 0x80), as strictly as Python's decoder: no overlong
@@ -139,8 +151,17 @@ static inline int scan_string(const uint8_t *p, const uint8_t *end, const uint8_
             if (end - p < 2) return 0;
             uint8_t e = p[1];
             if (e == 'u') {
-                if (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) || !is_hex(p[5])) return 0;
+                int u = hex4(p + 2, end);
+                if (u < 0) return 0;
                 p += 6;
+                /* jsonio refuses unpaired surrogates: a high one must be followed at once by a low one */
+                if (u >= 0xDC00 && u <= 0xDFFF) return 0;
+                if (u >= 0xD800 && u <= 0xDBFF) {
+                    if (end - p < 2 || p[0] != '\\' || p[1] != 'u') return 0;
+                    int low = hex4(p + 2, end);
+                    if (low < 0xDC00 || low > 0xDFFF) return 0;
+                    p += 6;
+                }
             } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
                        e == 't') {
                 p += 2;
@@ -219,6 +240,8 @@ static inline int scan_number(const uint8_t *p, const uint8_t *end, const uint8_
     if (p - start > MAX_NUMBER_CHARS) return 0;
     /* |value| < 10^(int_digits + exponent) <= 10^308 < DBL_MAX: float() cannot overflow. */
     if (is_float && int_digits + exponent > 308) return 0;
+    /* jsonio refuses integers that overflow binary64; below 309 digits none does */
+    if (!is_float && int_digits > 308) return 0;
     if (!is_float && int_digits > 18) *wide = 1;
     *out = p;
     return 1;

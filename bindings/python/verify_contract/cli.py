@@ -8,7 +8,12 @@ import sys
 
 # Each module defines ``register(subparsers)``, adding its subcommand with a ``handler`` default that
 # returns the exit code: 0 all good, 1 the input breaks the contract, 2 usage or I/O error.
-COMMAND_MODULES = ("verify_contract.check_command", "verify_contract.diff_command")
+COMMAND_MODULES = (
+    "verify_contract.check_command",
+    "verify_contract.diff_command",
+    "verify_contract.conformance_command",
+    "verify_contract.upgrade_command",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
