@@ -108,6 +108,9 @@ def small(rng: random.Random, index: int) -> dict[str, Any]:
         "task_index": index,
         "num_turns": rng.randint(1, 8),
         "latency_s": round(rng.uniform(0.05, 40.0), 3),
+        "env": "math_with_judge",
+        "extracted_answer": str(rng.randint(0, 99999)),
+        "judge_verdict": rng.choice(("correct", "wrong", "unparseable")),
     }
     for key in ("mask_sample", "failure_kind", "failure_reason"):
         if rng.random() < 0.25:

@@ -175,6 +175,13 @@ def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> t
     return tuple(f for f in validation._schema_findings(probe, version, profile) if not f.pointer)
 
 
+def clear_caches() -> None:
+    """Forget the memoised findings (benchmarks measure a cold pass with it)."""
+    _member_findings.cache_clear()
+    _root_findings.cache_clear()
+    _semantic_findings.cache_clear()
+
+
 def _contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
     """A line the pre-check found to be strict JSON (no duplicate, finite, shallow, small integers).
 
