@@ -254,7 +254,119 @@ def kind_lines() -> list[bytes]:
             bytes(range(256)).replace(b"\n", b""),
         ]
     )
+    lines.extend(event_lines())
+    lines.extend(memo_lines())
     lines.extend(v.text.encode("utf-8") for v in VECTORS if "\n" not in v.text)
+    return lines
+
+
+def event_lines() -> list[bytes]:
+    """The first JSON-rule defect in the reference's order: json calls parse_constant at a NaN/Infinity
+    token and object_pairs_hook when an object closes; UTF-8 is checked on the whole text first."""
+    return [
+        b'{"a": {"b": 1, "b": 2}, "c": NaN}',  # the inner object closes first: duplicate
+        b'{"a": {"b": 1, "b": 2, "c": NaN}}',  # NaN before the object closes
+        b'{"b": 1, "b": 2, "c": NaN}',
+        b'{"b": 1, "c": NaN, "b": 2}',
+        b'{"a": [{"b": 1, "b": 2}, NaN]}',
+        b'{"a": [NaN, {"b": 1, "b": 2}]}',
+        b'{"a": [1, 2.5, -Infinity]}',
+        b'{"a": [1, -Infinityx]}',
+        b'{"a": [1, Infinity, 3]}',
+        b'{"a": [1, -Inf]}',
+        b'{"reward": [1, 2, NaN]}',
+        b'{"reward": NaN',  # cut after the token: the token still comes first
+        b'{"reward": NaN, ',
+        b'{"reward": NaNx}',
+        b'{"reward": Nan}',
+        b'{"reward": -NaN}',
+        b'{"reward": -Inf}',
+        b'{"reward": Infinit}',
+        b'{ "reward" : NaN }',
+        b'{"reward":\tNaN}',
+        b'{"reward":\rNaN}',
+        b'{"reward": 1}NaN',
+        b"{NaN: 1}",
+        b"NaN",
+        b'{"reward": 1, "x": NaN, "y": "\xff"}',  # invalid UTF-8 anywhere comes first
+        b'{"reward": 1, "x": NaN, "y": "\xe2\x82"}',
+        b'{"reward": 1, "x": NaN, "y": "\xc3\xa9\xe4\xb8\xad"}',
+        b'{"reward": 1, "a": 1, "a": 2, "y": "\xff"}',
+        b'{"reward": 1, "a": 1, "a": 2}\xff',
+        b'{"reward": 1, "a": 1, "a": 2}\xc3\xa9',
+        b'{"reward": 1, "reward": 2, "x": ',  # the object never closes: a syntax error
+        b'{"reward": 1, "reward": 2',
+        b'{"reward": 1, "reward": 2} extra',
+        b'{"reward": 1, "reward": 2}, {}',
+        b'{"reward": 1, "reward": 2}   ',
+        b'{"a": 1, "a": 2, "x": 1e400}',
+        b'{"a": {"b": 1, "b": 2}, "x": 1e400}',
+        b'{"x": 1e400, "a": {"b": 1, "b": 2}}',
+        b'{"x": 1e400, "y": NaN}',
+        b'{"a": "\\ud800", "b": NaN}',
+        b'{"a": "\\ud800", "b": 1, "b": 2}',
+        b'{"a": 1, "a": 2, "\\u0061": 3}',
+        b'{"a": 1, "b": 1, "b": 2, "a": 2}',
+        b'{"a": 1, "b": 1, "a": 2, "b": 2}',
+        b'{"a": 1, "a": 2, "a": 3}',
+        b'{"": 1, "": 2}',
+        b'{"\xc3\xa9": 1, "\xc3\xa9": 2}',
+        b'{"k\'ey": 1, "k\'ey": 2}',
+        b'{"k\'e\\"y": 1, "k\'e\\"y": 2}',
+        b'{"' + b"k" * 600 + b'": 1, "' + b"k" * 600 + b'": 2}',
+        b'{"' + b"k" * 20 + b'": 1, "' + b"k" * 20 + b'": 2}',
+        b'{"abcdefgh1": 1, "abcdefgh2": 2, "abcdefgh1": 3}',
+        b'{"reward": 1, "deep": ' + b'{"a": ' * 99 + b'{"b": 1, "b": 2}' + b"}" * 99 + b"}",
+        b'{"reward": 1, "deep": ' + b"[" * 98 + b"NaN" + b"]" * 98 + b"}",
+        b'{"reward": 1, "deep": ' + b"[" * 99 + b"NaN" + b"]" * 99 + b"}",
+        b'{"reward": 1, "deep": ' + b"[" * 200 + b"NaN" + b"]" * 200 + b"}",
+        b'{"reward": 1, "many": {' + b",".join(b'"k%d": %d' % (i, i) for i in range(300)) + b', "k1": NaN}}',
+        b'{"reward": 1, "x": "\\ud83d\\ude00", "y": NaN}',
+        b'{"reward": 1, "x": 1' + b"0" * 30 + b', "y": NaN}',
+        b'{"reward": "0.5", "reward": 1}',
+        b'{"reward": 1, "mask_sample": "yes", "failure_kind": "Tool.Timeout", "failure_kind": null}',
+        b'{"reward": "x", "mask_sample": NaN}',
+    ]
+
+
+def memo_lines() -> list[bytes]:
+    """Lines that share a memo key with others, or that must not get one."""
+    rng = random.Random(11)
+    lines: list[bytes] = []
+    for i in range(40):
+        extra = b', "n": %d, "s": "%s"' % (i, b"x" * rng.randrange(0, 30))
+        lines.append(b'{"reward": "0.5", "mask_sample": false' + extra + b"}")
+        lines.append(b'{"reward": "0.5",  "mask_sample":false' + extra + b"}")  # other bytes, same meaning
+        lines.append(b'{"reward": 0.5, "mask_sample": "yes"' + extra + b"}")
+        lines.append(b'{"reward": 1, "failure_kind": "Tool.Timeout", "failure_reason": 7' + extra + b"}")
+        lines.append(b'{"reward": 1, "failure_kind": "made_up_%d"' % (i % 3) + extra + b"}")
+        lines.append(b'{"reward": 1, "instance_config": {"mask_sample": true, "i": %d}' % i + extra + b"}")
+        lines.append(b'{"reward": %d, "reward": "x"' % i + extra + b"}")
+        lines.append(b'{"reward": NaN' + extra + b"}")
+        lines.append(b'{"reward": 1' + extra + b', "x": -Infinity}')
+    lines += [
+        b'{"reward": 1, "mask_sample": 123456789012345678901234567890}',  # orjson would read a float
+        b'{"reward": 1, "mask_sample": 123456789012345678901234567890, "n": 1}',
+        b'{"reward": 1, "mask_sample": 12345678901234567890123456789.0}',
+        b'{"reward": 123456789012345678901234567890, "mask_sample": "x"}',
+        b'{"reward": 123456789012345678901234567890, "mask_sample": "x", "n": 2}',
+        b'{"reward": 1, "mask_sample": 1}',
+        b'{"reward": 1, "mask_sample": 1.0}',
+        b'{"reward": 1, "mask_sample": 1e0}',
+        b'{"reward": 1, "failure_kind": "Tool\\u002eTimeout"}',
+        b'{"reward": 1, "failure_kind": "agent\\u005ftimeout", "mask_sample": true}',
+        b'{"reward": 1, "failure_kind": "\\u00e9"}',
+        b'{"reward": "' + b"x" * 600 + b'"}',  # too long for a key
+        b'{"reward": "' + b"x" * 600 + b'", "n": 1}',
+        b'{"reward": 1, "failure_reason": {"a": [' + b"1, " * 300 + b"1]}}",
+        b'{"reward": 1, "instance_config": {"mask_sample": {"a": 1}}}',
+        b'{"reward": 1, "instance_config": {"mask_sample": {"a": 1}, "mask_sample": 2}}',
+        b'{"reward": 1, "response": {"output": {}}, "responses_create_params": []}',
+        b'{"reward": 1, "response": {"output": []}, "responses_create_params": {"a": 1}}',
+        b'{"reward": 1, "response": {"output": [], "output2": 1}, "responses_create_params": {}, "mask_sample": 0}',
+        b'{"reward": 1, "response": {"x": {"output": 1}}, "responses_create_params": {}}',
+        b'{"reward": 1, "response": "r", "responses_create_params": "p"}',
+    ]
     return lines
 
 

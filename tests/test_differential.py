@@ -12,8 +12,8 @@ from collections import Counter
 import orjson
 import pytest
 from corpus_lines import kind_lines, mutated_lines
-from verify_contract import fastpath
-from verify_contract.check import CheckOptions, check_chunk, reference_outcome
+from verify_contract import check, fastpath
+from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
 from verify_contract.jsonio import parse_json
 from verify_contract.versions import CONTRACT_VERSIONS, PROFILES, Profile
 
@@ -28,20 +28,44 @@ def test_the_compiled_pre_check_is_built() -> None:
 
 
 def test_corpus_covers_every_status() -> None:
-    statuses, _ = fastpath.scan(CORPUS, "1.2.0", "core")
+    statuses, others = fastpath.scan(CORPUS, "1.2.0", "core")
     seen = Counter(statuses)
     assert seen[fastpath.STATUS_TEXT] > 500
     assert seen[fastpath.STATUS_CONTRACT] > 100
     assert seen[fastpath.STATUS_BLANK] >= 4
     assert sum(seen[s] for s in fastpath.CLEAN_STATUSES) > 500
     assert set(range(13)) <= set(seen)  # masked, legacy, registered and namespaced kinds
+    keys = Counter(key[:1] for _, _, _, key in others if key is not None)
+    assert keys[b"N"] > 50 and keys[b"D"] > 50 and keys[b"C"] > 300  # memo keys of every kind
+    assert sum(key is None for _, _, _, key in others) > 300  # and lines without one
+    shared = Counter(key for _, _, _, key in others if key is not None)
+    assert sum(n for n in shared.values() if n > 1) > 500  # memo hits
+
+
+@pytest.mark.parametrize(("version", "profile"), [("1.2.0", "core"), ("1.0.0", "gym")])
+def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profile: Profile) -> None:
+    # A new failure kind (or wrong reward string) on every line: past the cap the reference judges each line.
+    monkeypatch.setattr(check, "MEMO_ENTRIES", 5)
+    check.clear_caches()
+    lines = [b'{"reward": 1, "failure_kind": "Kind_%d"}' % i for i in range(200)]
+    lines += [b'{"reward": "r%d", "mask_sample": "m"}' % i for i in range(200)]
+    lines += [b'{"reward": 1, "failure_kind": "Kind_%d"}' % i for i in range(10)]  # early keys again: hits
+    data = b"\n".join(lines) + b"\n"
+    options = CheckOptions(version, profile, max_findings=10**6)
+    fast = check_chunk(data, 1, "adversarial", options)
+    assert sum(len(memo) for memo in check._OUTCOMES.values()) == 5
+    slow = check_chunk(data, 1, "adversarial", CheckOptions(version, profile, max_findings=10**6, fast=False))
+    assert fast == slow
+    check.clear_caches()
 
 
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
 def test_every_line_same_as_reference(version: str, profile: Profile) -> None:
     statuses, others = fastpath.scan(CORPUS, version, profile)
     assert len(statuses) == len(LINES)
-    asked = {index for index, _, _ in others}
+    asked = {index: key for index, _, _, key in others}
+    # A memo key must decide the reference's outcome: every line with the same key, same outcome.
+    by_key: dict[bytes, tuple[Outcome, bytes]] = {}
     for index, line in enumerate(LINES):
         status = statuses[index]
         expected = reference_outcome(line + b"\n", version, profile)
@@ -53,8 +77,17 @@ def test_every_line_same_as_reference(version: str, profile: Profile) -> None:
             assert (expected.masked, expected.legacy, expected.kind) == (masked, legacy, kind), line[:300]
         else:
             assert index in asked
+            key = asked[index]
+            if key is not None:
+                first, first_line = by_key.setdefault(key, (expected, line))
+                assert first == expected, (line[:300], first_line[:300])
+                if key[:1] in (b"N", b"D"):  # text events: the one finding is the first JSON-rule defect
+                    rule = "json-non-finite" if key[:1] == b"N" else "json-duplicate-key"
+                    assert [f.rule for f in expected.findings] == [rule], line[:300]
+                else:
+                    assert key[:1] == b"C"
             if status == fastpath.STATUS_CONTRACT:
-                # orjson must build exactly the document the strict parser builds
+                # check.py has orjson build the document: exactly the strict parser's
                 parsed = parse_json(line)
                 assert parsed.ok, line[:300]
                 try:

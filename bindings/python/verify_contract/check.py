@@ -175,11 +175,25 @@ def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> t
     return tuple(f for f in validation._schema_findings(probe, version, profile) if not f.pointer)
 
 
+MEMO_ENTRIES = 4096
+"""Outcomes remembered per (version, profile); past this, new keys take the reference path every time, so
+adversarial input (a new failure kind on every line) costs time, not memory."""
+_OUTCOMES: dict[tuple[str, str], dict[bytes | None, Outcome]] = {}
+
+
+def _outcome_memo(version: str, profile: Profile) -> dict[bytes | None, Outcome]:
+    memo = _OUTCOMES.get((version, profile))
+    if memo is None:
+        memo = _OUTCOMES[(version, profile)] = {}
+    return memo
+
+
 def clear_caches() -> None:
     """Forget the memoised findings (benchmarks measure a cold pass with it)."""
     _member_findings.cache_clear()
     _root_findings.cache_clear()
     _semantic_findings.cache_clear()
+    _OUTCOMES.clear()
 
 
 def _contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
@@ -226,19 +240,28 @@ class Tally:
     findings: list[LocatedFinding] = field(default_factory=list)
 
     def add(self, outcome: Outcome, path: str, line: int | None) -> None:
+        self.count(outcome, 1)
+        self.list(outcome, path, line)
+
+    def count(self, outcome: Outcome, times: int) -> None:
+        """Count ``times`` documents with this outcome (their findings are listed with ``list``)."""
         if outcome.valid:
-            self.valid += 1
-            self.masked += outcome.masked
-            self.legacy_used += outcome.legacy
+            self.valid += times
+            self.masked += outcome.masked * times
+            self.legacy_used += outcome.legacy * times
             if outcome.kind:
-                self.kinds[outcome.kind] += 1
+                self.kinds[outcome.kind] += times
         else:
-            self.invalid += 1
+            self.invalid += times
         for item in outcome.findings:
-            self.rules[item.rule] += 1
-            self.severities[item.severity.value] += 1
-            if len(self.findings) < self.max_findings:
-                self.findings.append(LocatedFinding(path, line, item))
+            self.rules[item.rule] += times
+            self.severities[item.severity.value] += times
+
+    def list(self, outcome: Outcome, path: str, line: int | None) -> None:
+        for item in outcome.findings:
+            if len(self.findings) >= self.max_findings:
+                return
+            self.findings.append(LocatedFinding(path, line, item))
 
     def add_clean(self, statuses: bytes) -> None:
         for status in fastpath.CLEAN_STATUSES:
@@ -274,13 +297,32 @@ def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions)
     tally.lines = len(statuses)
     tally.blank = statuses.count(fastpath.STATUS_BLANK)
     tally.add_clean(statuses)
-    for index, start, stop in others:
-        raw = chunk[start:stop]
-        if statuses[index] == fastpath.STATUS_CONTRACT:
-            outcome = _contract_outcome(raw, options.version, options.profile)
+    version, profile = options.version, options.profile
+    memo = _outcome_memo(version, profile)
+    # Outcomes are counted once per distinct outcome object at the end; findings are listed in line order.
+    counted: dict[int, list[Any]] = {}
+    listed = tally.findings
+    for index, start, stop, key in others:
+        # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is
+        # judged as before, and the lines after it share that outcome.
+        outcome = memo.get(key)
+        if outcome is None:
+            raw = chunk[start:stop]
+            if statuses[index] == fastpath.STATUS_CONTRACT:
+                outcome = _contract_outcome(raw, version, profile)
+            else:
+                outcome = reference_outcome(raw, version, profile)
+            if key is not None and len(memo) < MEMO_ENTRIES:
+                memo[key] = outcome
+        entry = counted.get(id(outcome))
+        if entry is None:
+            counted[id(outcome)] = [outcome, 1]  # holds the object, so its id stays unique
         else:
-            outcome = reference_outcome(raw, options.version, options.profile)
-        tally.add(outcome, path, first_line + index)
+            entry[1] += 1
+        if len(listed) < tally.max_findings:
+            tally.list(outcome, path, first_line + index)
+    for outcome, times in counted.values():
+        tally.count(outcome, times)
     return tally
 
 

@@ -2,8 +2,9 @@
 
 ``scan`` answers for each line of a chunk: blank, certainly valid and clean (with the counted facts), or
 "ask the reference" (``STATUS_TEXT``: the text may break a JSON rule; ``STATUS_CONTRACT``: the text is
-strict JSON but a contract field needs the reference). Without the compiled module every non-blank line
-asks the reference: slower, same report.
+strict JSON but a contract field needs the reference). A line of the second kind may come with a memo key:
+bytes that determine the reference's whole outcome for it (see ``_fastscan.c``). Without the compiled
+module every non-blank line asks the reference, without a key: slower, same report.
 """
 
 from __future__ import annotations
@@ -63,9 +64,13 @@ def clean_kinds(version: str) -> bytes:
     return b"\0" + b"".join(name.encode() + b"\0" for name in names)
 
 
-def _slow_scan(chunk: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
+Other = tuple[int, int, int, bytes | None]
+"""(line index, start, end, memo key or None) of a line the pre-check did not settle."""
+
+
+def _slow_scan(chunk: bytes) -> tuple[bytes, list[Other]]:
     statuses = bytearray()
-    others: list[tuple[int, int, int]] = []
+    others: list[Other] = []
     start = 0
     size = len(chunk)
     while start < size:
@@ -74,18 +79,17 @@ def _slow_scan(chunk: bytes) -> tuple[bytes, list[tuple[int, int, int]]]:
         index = len(statuses)
         if chunk[start:stop].strip(_BLANK):
             statuses.append(STATUS_TEXT)
-            others.append((index, start, stop))
+            others.append((index, start, stop, None))
         else:
             statuses.append(STATUS_BLANK)
         start = stop
     return bytes(statuses), others
 
 
-def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tuple[bytes, list[tuple[int, int, int]]]:
-    """One status byte per line of ``chunk``, and (index, start, end) of every line to ask the reference about."""
+def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tuple[bytes, list[Other]]:
+    """One status byte per line of ``chunk``, and (index, start, end, memo key) of every line to ask the
+    reference about."""
     if fast and _native is not None:
-        result: tuple[bytes, list[tuple[int, int, int]]] = _native.scan(
-            chunk, scan_flags(version, profile), clean_kinds(version)
-        )
+        result: tuple[bytes, list[Other]] = _native.scan(chunk, scan_flags(version, profile), clean_kinds(version))
         return result
     return _slow_scan(chunk)
