@@ -8,8 +8,9 @@ Two corpora (benchmarks/gen_corpus.py, 5% invalid lines of eight kinds): small l
 profile) and large Gym-like lines (5-20 KB, gym profile). For each, on one core:
 
 - orjson.loads: `orjson.loads(line)` on every line, lines held in memory: the parse floor, ratio 1.00.
-- check (in process): `check.check_chunk` on the same bytes held in memory in 1 MiB chunks: the full
-  check (pre-check, then the reference validator for every line the pre-check does not settle).
+- check (in process): `check.check_chunk` on the same bytes held in memory in 1 MiB chunks, merged
+  into one report as `check_sources` does for a file: the full check (pre-check, then the reference
+  validator for every line the pre-check does not settle, memoised per key).
 - pre-check alone: `fastpath.scan` on those chunks (what a corpus without any bad line would cost).
 - jsonschema: the reference schema validator (jsonschema + ECMA regex) on `orjson.loads(line)`.
 - check CLI, sourcemeta-jsonschema, check-jsonschema: whole processes, start-up and file reading
@@ -111,8 +112,14 @@ def bench(name: str, path: Path, profile: Profile, reps: int, sample: int, work:
 
     def check_all() -> None:
         check.clear_caches()  # a cold single pass: no memo carried over from an earlier repetition
+        # what check_sources does for one file: chunks merged into one report, whose listing is capped
+        report = check.Report(LATEST_VERSION, profile, options.max_findings)
+        line = 1
         for chunk in chunks:
-            check_chunk(chunk, 1, name, options)
+            room = report.max_findings - len(report.findings)
+            report.tally.merge(check_chunk(chunk, line, name, options, room))
+            line += fastpath.count_lines(chunk)
+        assert report.lines == len(lines)
 
     def scan_all() -> None:
         for chunk in chunks:

@@ -344,7 +344,13 @@ def memo_lines() -> list[bytes]:
         lines.append(b'{"reward": %d, "reward": "x"' % i + extra + b"}")
         lines.append(b'{"reward": NaN' + extra + b"}")
         lines.append(b'{"reward": 1' + extra + b', "x": -Infinity}')
+    for text in (b'""', b'"0.5"', b'"it\'s"', b'"say \\"hi\\""', b'"\\u00e9\\n\\t"', b'"\xc3\xa9\xe4\xb8\xad"'):
+        for rest in (b"", b', "mask_sample": "yes"', b', "failure_kind": 3, "n": [1, 2]'):
+            lines.append(b'{"reward": ' + text + rest + b"}")  # the string reward's finding, filled in
     lines += [
+        b'{"reward": "\\ud83d\\ude00"}',
+        b'{"reward": "\\u0000probe"}',
+        b'{"reward": "' + b"\\u00e9" * 200 + b'"}',
         b'{"reward": 1, "mask_sample": 123456789012345678901234567890}',  # orjson would read a float
         b'{"reward": 1, "mask_sample": 123456789012345678901234567890, "n": 1}',
         b'{"reward": 1, "mask_sample": 12345678901234567890123456789.0}',

@@ -42,6 +42,12 @@ def test_corpus_covers_every_status() -> None:
     assert sum(n for n in shared.values() if n > 1) > 500  # memo hits
 
 
+@pytest.mark.parametrize(("version", "profile"), COMBOS)
+def test_string_rewards_are_filled_in(version: str, profile: Profile) -> None:
+    # The template holds at every version (the corpus lines above prove its findings are the reference's).
+    assert check._string_reward_template(version, profile) is not None
+
+
 @pytest.mark.parametrize(("version", "profile"), [("1.2.0", "core"), ("1.0.0", "gym")])
 def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profile: Profile) -> None:
     # A new failure kind (or wrong reward string) on every line: past the cap the reference judges each line.

@@ -31,7 +31,7 @@ def compile_extension() -> Path | None:
     command = [
         *shlex.split(linker),
         *shlex.split(sysconfig.get_config_var("CCSHARED") or "-fPIC"),
-        "-O2",
+        "-O3",
         "-std=c99",
         f"-I{include}",
         str(SOURCE),

@@ -13,7 +13,7 @@ import multiprocessing
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from multiprocessing.pool import AsyncResult
 from typing import Any
 
@@ -24,7 +24,7 @@ from verify_contract.findings import Finding, Severity, finding
 from verify_contract.inputs import InputError, Source, chunks, read_all, resolve
 from verify_contract.jsonio import parse_json
 from verify_contract.mask import MaskTypeError, effective_mask
-from verify_contract.schemas import declared_fields, registered_failure_kinds
+from verify_contract.schemas import declared_fields, registered_failure_kinds, schema_document
 from verify_contract.validation import NAMESPACE_SEPARATOR, validate
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
@@ -161,6 +161,47 @@ def _member_findings(version: str, profile: Profile, member: str, shape_json: by
     return tuple(validation._schema_findings(probe, version, profile))
 
 
+# A string reward is judged by the `type` keyword alone (reward's subschema is {"type": "number"}, and
+# nothing else in either profile constrains it), and jsonschema words that as f"{instance!r} is not of
+# type 'number'": the reference's one finding holds the value only as its repr. Producers that write
+# rewards as strings write a new string on almost every line, so the finding is filled in from a template
+# taken from the reference on two probe strings, used only if the schema and both probes bear it out.
+_PROBES = ("\x00probe", "'probe\"\\\u00e9\U0001f600")
+
+
+@cache
+def _string_reward_template(version: str, profile: Profile) -> tuple[Finding, str, str] | None:
+    definitions = schema_document(version)["$defs"]
+    reward = definitions["VerifyResponse"]["properties"]["reward"]
+    if set(reward) - {"title", "description"} != {"type"} or reward["type"] != "number":
+        return None
+    if any(
+        "reward" in definition.get("properties", {})
+        for name, definition in definitions.items()
+        if name != "VerifyResponse"
+    ):
+        return None
+    probes = [_member_findings(version, profile, "reward", orjson.dumps(probe)) for probe in _PROBES]
+    if any(len(found) != 1 for found in probes):
+        return None
+    first, second = probes[0][0], probes[1][0]
+    if first.message.count(repr(_PROBES[0])) != 1:
+        return None
+    head, _, tail = first.message.partition(repr(_PROBES[0]))
+    if second != Finding(first.rule, first.severity, head + repr(_PROBES[1]) + tail, first.pointer):
+        return None
+    return first, head, tail
+
+
+def _reward_findings(version: str, profile: Profile, value: Any) -> tuple[Finding, ...]:
+    if type(value) is str:
+        template = _string_reward_template(version, profile)
+        if template is not None:
+            first, head, tail = template
+            return (Finding(first.rule, first.severity, head + repr(value) + tail, first.pointer),)
+    return _member_findings(version, profile, "reward", orjson.dumps(_shape("reward", value)))
+
+
 _SEMANTIC_MEMBERS = ("failure_kind", "mask_sample", "instance_config")
 
 
@@ -191,6 +232,7 @@ def _outcome_memo(version: str, profile: Profile) -> dict[bytes | None, Outcome]
 def clear_caches() -> None:
     """Forget the memoised findings (benchmarks measure a cold pass with it)."""
     _member_findings.cache_clear()
+    _string_reward_template.cache_clear()
     _root_findings.cache_clear()
     _semantic_findings.cache_clear()
     _OUTCOMES.clear()
@@ -213,9 +255,11 @@ def _contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
     found = list(
         _root_findings(version, profile, frozenset(k for k in ("reward", *_VALID_BASE["gym"]) if k in document))
     )
-    for member in _MEMBERS if "reward" not in document else (*_MEMBERS, "reward"):
+    for member in _MEMBERS:
         if member in document:
             found.extend(_member_findings(version, profile, member, orjson.dumps(_shape(member, document[member]))))
+    if "reward" in document:
+        found.extend(_reward_findings(version, profile, document["reward"]))
     # The semantic rules read failure_kind, mask_sample and instance_config.mask_sample (and a non-finite
     # reward, which cannot reach this path).
     semantic = {key: _shape(key, document[key]) for key in _SEMANTIC_MEMBERS if key in document}
@@ -264,8 +308,10 @@ class Tally:
             self.findings.append(LocatedFinding(path, line, item))
 
     def add_clean(self, statuses: bytes) -> None:
+        counts = fastpath.status_counts(statuses)
+        self.blank += counts[fastpath.STATUS_BLANK]
         for status in fastpath.CLEAN_STATUSES:
-            count = statuses.count(status)
+            count = counts[status]
             if not count:
                 continue
             masked, legacy, kind = fastpath.clean_facts(status)
@@ -290,12 +336,15 @@ class Tally:
             self.findings.extend(other.findings[:room])
 
 
-def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions) -> Tally:
-    """Check the lines of one chunk; line numbers start at ``first_line``."""
-    tally = Tally(options.max_findings)
+def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions, room: int | None = None) -> Tally:
+    """Check the lines of one chunk; line numbers start at ``first_line``.
+
+    ``room``: how many findings to list at most (default ``options.max_findings``); a run passes what its
+    capped listing still has room for, so that it does not build entries it would drop.
+    """
+    tally = Tally(options.max_findings if room is None else max(room, 0))
     statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)
     tally.lines = len(statuses)
-    tally.blank = statuses.count(fastpath.STATUS_BLANK)
     tally.add_clean(statuses)
     version, profile = options.version, options.profile
     memo = _outcome_memo(version, profile)
@@ -433,7 +482,7 @@ def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> 
             line = 1
             for chunk in chunks(source):
                 yield ("lines", chunk, line, source.name)
-                line += chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+                line += fastpath.count_lines(chunk)
         except InputError as error:
             report.input_errors.append(str(error))
 
@@ -465,7 +514,8 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
             if task[0] == "doc":
                 absorb(_document_tally(task[1], task[2], options), len(task[2]))
             else:
-                absorb(check_chunk(task[1], task[2], task[3], options), len(task[1]))
+                room = report.max_findings - len(report.findings)
+                absorb(check_chunk(task[1], task[2], task[3], options, room), len(task[1]))
         return report
     # Several processes, results merged in input order: the report is the single-process one.
     context = multiprocessing.get_context()

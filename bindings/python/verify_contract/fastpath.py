@@ -93,3 +93,19 @@ def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tup
         result: tuple[bytes, list[Other]] = _native.scan(chunk, scan_flags(version, profile), clean_kinds(version))
         return result
     return _slow_scan(chunk)
+
+
+def count_lines(chunk: bytes) -> int:
+    """Newlines in ``chunk``, plus one if it does not end with one (the lines ``scan`` reports)."""
+    if _native is not None:
+        lines: int = _native.count_lines(chunk)
+        return lines
+    return chunk.count(b"\n") + (bool(chunk) and not chunk.endswith(b"\n"))
+
+
+def status_counts(statuses: bytes) -> list[int]:
+    """How many lines have each status byte (index = status)."""
+    if _native is not None:
+        counts: list[int] = _native.histogram(statuses)
+        return counts
+    return [statuses.count(status) for status in range(256)]
