@@ -7,14 +7,22 @@ Public API (see SPEC.md for the contract itself)::
     from verify_contract import failure_kinds                              # registered kinds
 """
 
-from verify_contract.bindings import model_class, typeddict_adapter
-from verify_contract.findings import RULES, Finding, Rule, Severity
-from verify_contract.generated import failure_kinds
-from verify_contract.jsonio import Parsed, parse_json
-from verify_contract.mask import MaskTypeError, effective_mask
-from verify_contract.upgrade import UpgradeError, UpgradeResult, upgrade
-from verify_contract.validation import ValidationResult, validate
-from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from verify_contract.bindings import model_class, typeddict_adapter
+    from verify_contract.findings import RULES, Finding, Rule, Severity
+    from verify_contract.generated import failure_kinds
+    from verify_contract.jsonio import Parsed, parse_json
+    from verify_contract.mask import MaskTypeError, effective_mask
+    from verify_contract.upgrade import UpgradeError, UpgradeResult, upgrade
+    from verify_contract.validation import ValidationResult, validate
+    from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
 
 __all__ = [
     "CONTRACT_VERSIONS",
@@ -38,3 +46,54 @@ __all__ = [
     "upgrade",
     "validate",
 ]
+
+# Imported on first use (PEP 562): the command line, `check` above all, should not pay for pydantic and
+# jsonschema before it needs them.
+_SOURCES = {
+    "model_class": "verify_contract.bindings",
+    "typeddict_adapter": "verify_contract.bindings",
+    "RULES": "verify_contract.findings",
+    "Finding": "verify_contract.findings",
+    "Rule": "verify_contract.findings",
+    "Severity": "verify_contract.findings",
+    "failure_kinds": "verify_contract.generated.failure_kinds",
+    "Parsed": "verify_contract.jsonio",
+    "parse_json": "verify_contract.jsonio",
+    "MaskTypeError": "verify_contract.mask",
+    "effective_mask": "verify_contract.mask",
+    "UpgradeError": "verify_contract.upgrade",
+    "UpgradeResult": "verify_contract.upgrade",
+    "upgrade": "verify_contract.upgrade",
+    "ValidationResult": "verify_contract.validation",
+    "validate": "verify_contract.validation",
+    "CONTRACT_VERSIONS": "verify_contract.versions",
+    "LATEST_VERSION": "verify_contract.versions",
+    "PROFILES": "verify_contract.versions",
+    "Profile": "verify_contract.versions",
+}
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(source)
+    value = module if name == "failure_kinds" else getattr(module, name)  # the one exported module
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Importing the submodule verify_contract.upgrade binds it here under the name of the exported
+        # function; the package's `upgrade` stays the function, as when everything was imported eagerly.
+        if name == "upgrade" and isinstance(value, types.ModuleType):
+            value = value.upgrade
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -9,6 +9,7 @@ module every non-blank line asks the reference, without a key: slower, same repo
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 from types import ModuleType
 
@@ -18,7 +19,7 @@ from verify_contract.versions import Profile, check_profile, check_version, vers
 
 _native: ModuleType | None
 try:
-    from verify_contract import _fastscan as _native  # type: ignore[attr-defined,no-redef]
+    _native = importlib.import_module("verify_contract._fastscan")
 except ImportError:  # no C compiler when the package was installed
     _native = None
 
