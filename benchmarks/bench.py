@@ -116,9 +116,9 @@ def bench(name: str, path: Path, profile: Profile, reps: int, sample: int, work:
         report = check.Report(LATEST_VERSION, profile, options.max_findings)
         line = 1
         for chunk in chunks:
-            room = report.max_findings - len(report.findings)
-            report.tally.merge(check_chunk(chunk, line, name, options, room))
-            line += fastpath.count_lines(chunk)
+            tally = check_chunk(chunk, line, name, options, report.max_findings - len(report.findings))
+            line += tally.lines
+            report.tally.merge(tally)
         assert report.lines == len(lines)
 
     def scan_all() -> None:

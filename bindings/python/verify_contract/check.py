@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import operator
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -132,6 +133,7 @@ def reference_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
 # and every other member is free: the schema findings of a document are the root's `required` findings
 # followed, in member-name order, by each member's own findings (validation sorts them by path).
 _MEMBERS = ("failure_kind", "failure_reason", "instance_config", "mask_sample", "response", "responses_create_params")
+_KEY = operator.itemgetter(3)
 _VALID_BASE: dict[Profile, dict[str, Any]] = {
     "core": {"reward": 0},
     "gym": {"reward": 0, "responses_create_params": {}, "response": {"output": []}},
@@ -348,30 +350,35 @@ def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions,
     tally.add_clean(statuses)
     version, profile = options.version, options.profile
     memo = _outcome_memo(version, profile)
-    # Outcomes are counted once per distinct outcome object at the end; findings are listed in line order.
-    counted: dict[int, list[Any]] = {}
+    # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is judged
+    # as before, the lines after it share that outcome, counted once per key with its number of lines.
+    lines_per_key = Counter(map(_KEY, others))
+    local: dict[bytes, Outcome] = {}  # this chunk's keys that the full memo could not take
     listed = tally.findings
+    room = tally.max_findings
     for index, start, stop, key in others:
-        # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is
-        # judged as before, and the lines after it share that outcome.
         outcome = memo.get(key)
         if outcome is None:
-            raw = chunk[start:stop]
-            if statuses[index] == fastpath.STATUS_CONTRACT:
-                outcome = _contract_outcome(raw, version, profile)
-            else:
-                outcome = reference_outcome(raw, version, profile)
-            if key is not None and len(memo) < MEMO_ENTRIES:
-                memo[key] = outcome
-        entry = counted.get(id(outcome))
-        if entry is None:
-            counted[id(outcome)] = [outcome, 1]  # holds the object, so its id stays unique
-        else:
-            entry[1] += 1
-        if len(listed) < tally.max_findings:
+            outcome = local.get(key) if key is not None else None
+            if outcome is None:
+                raw = chunk[start:stop]
+                if statuses[index] == fastpath.STATUS_CONTRACT:
+                    outcome = _contract_outcome(raw, version, profile)
+                else:
+                    outcome = reference_outcome(raw, version, profile)
+                if key is None:
+                    tally.count(outcome, 1)
+                elif len(memo) < MEMO_ENTRIES:
+                    memo[key] = outcome
+                else:
+                    local[key] = outcome
+        elif len(listed) >= room:
+            continue  # known, and nothing left to list
+        if len(listed) < room:
             tally.list(outcome, path, first_line + index)
-    for outcome, times in counted.values():
-        tally.count(outcome, times)
+    for key, times in lines_per_key.items():
+        if key is not None:
+            tally.count(memo[key] if key in memo else local[key], times)
     return tally
 
 
@@ -472,17 +479,17 @@ Progress = Callable[[int, int], None]
 
 
 def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[tuple[Any, ...]]:
-    """("doc", name, text) for a .json file, ("lines", chunk, first line, name) for JSONL chunks."""
+    """("doc", name, text) for a .json file, ("lines", chunk, first chunk of its source?, name) for JSONL."""
     for source in sources:
         report.files += 1
         try:
             if source.is_document:
                 yield ("doc", source.name, read_all(source))
                 continue
-            line = 1
+            first = True
             for chunk in chunks(source):
-                yield ("lines", chunk, line, source.name)
-                line += fastpath.count_lines(chunk)
+                yield ("lines", chunk, first, source.name)
+                first = False
         except InputError as error:
             report.input_errors.append(str(error))
 
@@ -509,13 +516,16 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
             progress(done_bytes, report.lines)
 
     tasks = _tasks(sources, options, report)
+    line = 1  # of the next chunk in its source
     if options.jobs <= 1:
         for task in tasks:
             if task[0] == "doc":
                 absorb(_document_tally(task[1], task[2], options), len(task[2]))
             else:
-                room = report.max_findings - len(report.findings)
-                absorb(check_chunk(task[1], task[2], task[3], options, room), len(task[1]))
+                line = 1 if task[2] else line
+                tally = check_chunk(task[1], line, task[3], options, report.max_findings - len(report.findings))
+                line += tally.lines
+                absorb(tally, len(task[1]))
         return report
     # Several processes, results merged in input order: the report is the single-process one.
     context = multiprocessing.get_context()
@@ -525,7 +535,9 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
             if task[0] == "doc":
                 pending.append((_document_tally(task[1], task[2], options), len(task[2])))
             else:
-                work = (task[1], task[2], task[3], options)
+                line = 1 if task[2] else line
+                work = (task[1], line, task[3], options)
+                line += fastpath.count_lines(task[1])
                 pending.append((pool.apply_async(_check_chunk_task, (work,)), len(task[1])))
             while len(pending) > 2 * options.jobs:  # bounded: memory stays flat
                 result, size = pending.popleft()

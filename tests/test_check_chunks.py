@@ -1,0 +1,33 @@
+"""Line numbers stay right across chunk boundaries and files, in one process and in several."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from verify_contract import check, inputs
+from verify_contract.check import CheckOptions, check_paths
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_line_numbers_across_chunks_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
+    monkeypatch.setattr(check, "chunks", functools.partial(inputs.chunks, chunk_bytes=997))
+    expected = []
+    paths = []
+    for name in ("a.jsonl", "b.jsonl"):
+        lines = []
+        for number in range(1, 601):
+            if number % 37 == 0:
+                lines.append(b'{"reward": "bad %d"}' % number)
+                expected.append((name, number))
+            elif number % 53 == 0:
+                lines.append(b"")
+            else:
+                lines.append(b'{"reward": %d, "pad": "%s"}' % (number, b"x" * (number % 90)))
+        path = tmp_path / name
+        path.write_bytes(b"\n".join(lines))  # the last line has no newline
+        paths.append(path)
+    report = check_paths(paths, options=CheckOptions(profile="core", jobs=jobs))
+    assert [(Path(f.path).name, f.line) for f in report.findings] == expected
+    assert report.lines == 1200 and report.blank == 2 * (600 // 53)
