@@ -40,13 +40,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
+from generators.bundle import bundle  # noqa: E402
 from verify_contract import check, fastpath  # noqa: E402
 from verify_contract.check import CheckOptions, check_chunk  # noqa: E402
 from verify_contract.schemas import FAILURE_KINDS_FILE, schema_document  # noqa: E402
 from verify_contract.validation import schema_validator  # noqa: E402
 from verify_contract.versions import LATEST_VERSION, Profile  # noqa: E402
-
-from generators.bundle import bundle  # noqa: E402
 
 CHUNK = 1 << 20
 

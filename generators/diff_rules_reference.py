@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from verify_contract.diff.rules import RULES, Rule
-
 from generators.paths import ROOT
+from verify_contract.diff.rules import RULES, Rule
 
 OUTPUT = ROOT / "docs" / "diff-rules.md"
 

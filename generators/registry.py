@@ -1,19 +1,15 @@
-"""The failure-kind registry: load and lint the data file, derive the per-version enum schema."""
+"""The failure-kind registry for generation: typed kinds (parsed and linted by verify_contract.registry) and
+the per-version enum schema."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from generators.paths import FAILURE_KINDS_FILE, version_key
+from verify_contract.registry import lint_registry, parse_registry
 
-ID_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
-STABILITIES = ("development", "stable")
-DEPRECATION_REASONS = ("renamed", "obsoleted")
 SCHEMA_BASE = "https://verify-contract.dev/schema"
 
 
@@ -42,54 +38,21 @@ class FailureKind:
         return self.deprecated is not None and version_key(self.deprecated.since) <= version_key(version)
 
 
-def _parse_kind(entry: dict[str, Any], versions: list[str]) -> FailureKind:
-    kind_id = entry.get("id")
-    if not isinstance(kind_id, str) or not ID_PATTERN.fullmatch(kind_id):
-        raise RegistryError(f"kind id {kind_id!r} must match {ID_PATTERN.pattern}")
-    for key in ("domain", "brief", "stability", "added_in"):
-        if not isinstance(entry.get(key), str) or not entry[key].strip():
-            raise RegistryError(f"kind {kind_id}: {key} must be a non-empty string")
-    if entry["stability"] not in STABILITIES:
-        raise RegistryError(f"kind {kind_id}: stability must be one of {STABILITIES}")
-    if entry["added_in"] not in versions:
-        raise RegistryError(f"kind {kind_id}: added_in {entry['added_in']} is not a contract version")
-    unknown = set(entry) - {"id", "domain", "brief", "stability", "added_in", "deprecated"}
-    if unknown:
-        raise RegistryError(f"kind {kind_id}: unknown keys {sorted(unknown)}")
-    deprecation = None
-    raw = entry.get("deprecated")
-    if raw is not None:
-        if raw.get("reason") not in DEPRECATION_REASONS:
-            raise RegistryError(f"kind {kind_id}: deprecated.reason must be one of {DEPRECATION_REASONS}")
-        if raw.get("in") not in versions:
-            raise RegistryError(f"kind {kind_id}: deprecated.in must be a contract version")
-        deprecation = Deprecation(raw["in"], raw["reason"], raw.get("renamed_to"), raw.get("note"))
-    return FailureKind(
-        kind_id, entry["domain"], entry["brief"].strip(), entry["stability"], entry["added_in"], deprecation
-    )
-
-
 def load_registry(path: Path, versions: list[str]) -> list[FailureKind]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("file_format") != "failure-kind-registry/1":
-        raise RegistryError(f"{path.name}: file_format must be failure-kind-registry/1")
-    kinds = [_parse_kind(entry, versions) for entry in data.get("kinds") or []]
-    ids = [kind.id for kind in kinds]
-    duplicates = sorted({kind_id for kind_id in ids if ids.count(kind_id) > 1})
-    if duplicates:
-        raise RegistryError(f"duplicate kind ids: {duplicates}")
-    by_id = {kind.id: kind for kind in kinds}
-    for kind in kinds:
-        if kind.deprecated is None:
-            continue
-        target = kind.deprecated.renamed_to
-        if kind.deprecated.reason == "renamed":
-            if target not in by_id:
-                raise RegistryError(f"kind {kind.id}: renamed_to {target!r} is not a registered kind")
-            if by_id[target].deprecated is not None:
-                raise RegistryError(f"kind {kind.id}: renamed_to {target!r} is itself deprecated")
-        elif target is not None:
-            raise RegistryError(f"kind {kind.id}: renamed_to is only for reason 'renamed'")
+    """The registry's kinds, in file order; any lint problem (verify_contract.registry) is an error."""
+    data = parse_registry(path.read_text(encoding="utf-8"), versions, path.name)
+    problems = lint_registry(data)
+    if problems:
+        raise RegistryError(f"{path.name}: " + "; ".join(problems))
+    kinds = []
+    for kind in data.kinds:
+        deprecation = None
+        if kind.deprecated is not None:
+            raw = kind.deprecated
+            deprecation = Deprecation(raw["in"], raw["reason"], raw.get("renamed_to"), raw.get("note"))
+        # lint_registry guarantees these fields are non-empty strings
+        assert kind.domain and kind.brief and kind.stability and kind.added_in
+        kinds.append(FailureKind(kind.id, kind.domain, kind.brief, kind.stability, kind.added_in, deprecation))
     return kinds
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from verify_contract.check import CheckOptions, check_paths
 
 GOOD = b'{"reward": 1.0, "mask_sample": false}\n'

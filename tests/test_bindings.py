@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+
 from verify_contract import CONTRACT_VERSIONS, PROFILES, failure_kinds, model_class, typeddict_adapter, validate
 from verify_contract import models as latest
 from verify_contract.generated import v1_0_0, v1_1_0, v1_2_0

@@ -6,6 +6,7 @@ import functools
 from pathlib import Path
 
 import pytest
+
 from verify_contract import check, inputs
 from verify_contract.check import CheckOptions, check_paths
 

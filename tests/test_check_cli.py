@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_lines import kind_lines, mutated_lines
+
 from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check_command import ProgressLine
 from verify_contract.cli import main
+
+from corpus_lines import kind_lines, mutated_lines
 
 VALID = b'{"reward": 1.0, "mask_sample": true, "failure_kind": "agent_timeout"}\n'
 WARNS = b'{"reward": 0, "instance_config": {"mask_sample": true}}\n'

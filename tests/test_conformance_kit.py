@@ -10,9 +10,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from fixtures import producers, readers
+
 from verify_contract.conformance import ConformanceError, assert_conforms, check_consumer, check_producer
 from verify_contract.models import GymVerifyResponse
+
+from fixtures import producers, readers
 
 TESTS = Path(__file__).parent
 GYM_DOC = {"responses_create_params": {"input": []}, "response": {"output": []}, "reward": 1, "extra": {"k": 1}}

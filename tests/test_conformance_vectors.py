@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import VECTORS, vector_ids
-from jsonvalue import json_equal
 from pydantic import ValidationError
+
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
 from verify_contract.mask import MaskTypeError
 from verify_contract.vectors import Vector
+
+from conftest import VECTORS, vector_ids
+from jsonvalue import json_equal
 
 
 def reference_verdict(vector: Vector) -> tuple[bool, list[str]]:

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from verify_contract import parse_json, validate
+
 from conftest import VECTORS
 from jsonvalue import json_equal
-from verify_contract import parse_json, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNERS: dict[str, list[str]] = {

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from verify_contract.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_diff_catalogue import apply_patch, make_tree, registry_data, released
+
 from verify_contract.cli import main
 from verify_contract.diff import Report, diff_sides, load_side, render_markdown
 from verify_contract.diff.lock import version_dirs

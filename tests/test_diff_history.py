@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from verify_contract.diff import Bump, diff_specs, render_markdown
 from verify_contract.diff.lock import version_dirs
 from verify_contract.diff.rules import Severity

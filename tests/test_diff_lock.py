@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from verify_contract.diff.lock import check_lock, compute_lock, main, read_lock, updated_lock, version_dirs
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""The rule table, its generated reference, and the registry lint agreeing with the generators' loader."""
+"""The rule table, its generated reference, and the registry lint (shared by the generators and the differ)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from verify_contract.diff.registry import lint_registry, parse_registry
-from verify_contract.diff.rules import RULES, Bump, Severity
 
 from generators.diff_rules_reference import OUTPUT, render
 from generators.registry import RegistryError, load_registry
+from verify_contract.diff.rules import RULES, Bump, Severity
+from verify_contract.registry import lint_registry, parse_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = ROOT / "schema" / "registry" / "failure_kinds.yaml"

@@ -11,11 +11,13 @@ from collections import Counter
 
 import orjson
 import pytest
-from corpus_lines import kind_lines, mutated_lines
+
 from verify_contract import check, fastpath
 from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
 from verify_contract.jsonio import parse_json
 from verify_contract.versions import CONTRACT_VERSIONS, PROFILES, Profile
+
+from corpus_lines import kind_lines, mutated_lines
 
 LINES = kind_lines() + mutated_lines(4000)
 CORPUS = b"\n".join(LINES) + b"\n"

@@ -48,7 +48,10 @@ KIND = "  - {{id: {id}, domain: d, brief: b, stability: stable, added_in: 1.2.0{
     [
         (KIND.format(id="Bad-Id", extra=""), "must match"),
         (KIND.format(id="a_b", extra="") * 2, "duplicate"),
-        (KIND.format(id="a_b", extra=", deprecated: {in: 1.2.0, reason: renamed, renamed_to: nowhere}"), "renamed_to"),
+        (
+            KIND.format(id="a_b", extra=", deprecated: {in: 1.2.0, reason: renamed, renamed_to: nowhere}"),
+            "not a registered kind",
+        ),
         (KIND.format(id="a_b", extra=", deprecated: {in: 1.2.0, reason: forgotten}"), "reason"),
         (KIND.format(id="a_b", extra="").replace("1.2.0", "9.9.9"), "added_in"),
         (KIND.format(id="a_b", extra="").replace("stable", "gold"), "stability"),

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import VECTORS
+
 from verify_contract import LATEST_VERSION, UpgradeError, effective_mask, parse_json, upgrade, validate
+
+from conftest import VECTORS
 
 
 def test_legacy_only_mask_is_lifted_and_mirror_kept() -> None:

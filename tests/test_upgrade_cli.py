@@ -14,10 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import VECTORS
+
 from verify_contract import LATEST_VERSION, parse_json, upgrade, validate
 from verify_contract.upgrade import UpgradeError
 from verify_contract.upgrade_command import upgrade_text
+
+from conftest import VECTORS
 
 LEGACY = (
     b'{"reward": 1e2, "x": 1.10, "big": 123456789012345678901234567890, "neg": -0.0, "e": 1E+2, '

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from verify_contract import LATEST_VERSION, validate, validation
 from verify_contract.failure_kind_info import Deprecation, FailureKindInfo
 from verify_contract.findings import RULES

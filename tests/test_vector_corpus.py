@@ -7,9 +7,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import VECTORS
+
 from verify_contract import RULES, Severity
 from verify_contract.vectors import VectorFileError, load_vectors, vectors_dir
+
+from conftest import VECTORS
 
 # Rules no JSON text can reach, each proven by a unit test instead (named here).
 NOT_REACHABLE_FROM_JSON = {

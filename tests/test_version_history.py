@@ -4,9 +4,11 @@ name with another type (the object is open, so 1.0.0 allowed ``failure_reason: 7
 from __future__ import annotations
 
 import pytest
-from conftest import VECTORS
+
 from verify_contract import CONTRACT_VERSIONS, PROFILES, parse_json, validate
 from verify_contract.schemas import declared_fields
+
+from conftest import VECTORS
 
 CONFLICT_TAG = "later-field-type-conflict"
 DOCUMENTS = [v for v in VECTORS if parse_json(v.text).ok]

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from verify_contract.diff.registry import parse_registry
 from verify_contract.diff.sides import REGISTRY_PATH, SEMVER, VERSIONS
+from verify_contract.registry import parse_registry
 from verify_contract.versions import version_key
 
 LOCK_FILE = PurePosixPath("schema/lock.json")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from verify_contract.diff.registry import RegistryData, parse_registry
+from verify_contract.registry import RegistryData, parse_registry
 from verify_contract.versions import version_key
 
 VERIFY_RESPONSE_FILE = "verify_response.schema.json"
