@@ -12,12 +12,12 @@ from typing import Any
 
 from generators import paths
 from generators.bundle import bundle, dump_json, uses_registry
-from generators.registry import failure_kinds_schema, load_registry
+from generators.registry import FailureKind, failure_kinds_schema, load_registry
 from generators.registry_outputs import markdown_table, python_constants, replace_generated_block, rules_table
 
 Artifacts = dict[Path, str]
 Bundles = dict[str, dict[str, Any]]
-# Generators beyond the Python bindings: each module has ``artifacts(bundles) -> Artifacts``.
+# Generators beyond the Python bindings: each module has ``artifacts(bundles, kinds) -> Artifacts``.
 # A module that fails to import is an error, never a silently skipped generator.
 EXTRA_GENERATOR_MODULES = ("typescript_bindings", "go_bindings", "rust_bindings", "diff_rules_reference")
 # Directories holding nothing but generated files: anything there that is not generated is stale.
@@ -29,7 +29,7 @@ GENERATED_ONLY_GLOBS = (
 )
 
 
-def _extra_generators() -> list[Callable[[Bundles], Artifacts]]:
+def _extra_generators() -> list[Callable[[Bundles, list[FailureKind]], Artifacts]]:
     return [importlib.import_module(f"generators.{name}").artifacts for name in EXTRA_GENERATOR_MODULES]
 
 
@@ -62,7 +62,7 @@ def build_artifacts() -> Artifacts:
     artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "rules", rules_table())
 
     for generate in _extra_generators():
-        artifacts.update(generate(bundles))
+        artifacts.update(generate(bundles, kinds))
     return artifacts
 
 

@@ -43,6 +43,15 @@ def bundle_version_dir(version_dir: Path, failure_kinds: dict[str, Any] | None) 
     return bundle(document, failure_kinds)
 
 
+def local_definition(definitions: dict[str, Any], ref: str) -> tuple[str, dict[str, Any]] | None:
+    """``(name, schema)`` of a ``#/$defs/<name>`` reference into a bundle, or None for any other reference."""
+    prefix = "#/$defs/"
+    name = ref[len(prefix) :] if ref.startswith(prefix) else None
+    if name is None or name not in definitions:
+        return None
+    return name, definitions[name]
+
+
 def uses_registry(verify_response: dict[str, Any]) -> bool:
     return FAILURE_KINDS_FILE in json.dumps(verify_response)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from generators.paths import ROOT
+from generators.registry import FailureKind
 from verify_contract.diff.rules import RULES, Rule
 
 OUTPUT = ROOT / "docs" / "diff-rules.md"
@@ -51,6 +52,6 @@ def render(rules: dict[str, Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def artifacts(bundles: dict[str, dict[str, Any]]) -> dict[Path, str]:
-    del bundles  # the reference depends on the rule table only
+def artifacts(bundles: dict[str, dict[str, Any]], kinds: list[FailureKind]) -> dict[Path, str]:
+    del bundles, kinds  # the reference depends on the rule table only
     return {OUTPUT: render(RULES)}

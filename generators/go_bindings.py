@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.bundle import dump_json
-from generators.registry import FailureKind, load_registry
+from generators.bundle import dump_json, local_definition
+from generators.registry import FailureKind
 
 GO_ROOT = paths.ROOT / "bindings" / "go"
 GO_MODULE = "github.com/verify-contract/verify-contract/bindings/go"
@@ -98,11 +98,10 @@ class VersionModel:
             self._struct(profile_def)
 
     def _def(self, ref: str) -> tuple[str, dict[str, Any]]:
-        prefix = "#/$defs/"
-        if not ref.startswith(prefix) or ref[len(prefix) :] not in self.defs:
+        found = local_definition(self.defs, ref)
+        if found is None:
             raise UnsupportedSchema(f"{self.version}: $ref {ref!r} is not a local $defs entry")
-        name = ref[len(prefix) :]
-        return name, self.defs[name]
+        return found
 
     def _struct(self, def_name: str) -> str:
         schema = self.defs[def_name]
@@ -468,10 +467,10 @@ def _gofmt(source: str, name: str) -> str:
     return result.stdout
 
 
-def artifacts(bundles: dict[str, dict[str, Any]]) -> dict[Path, str]:
+def artifacts(bundles: dict[str, dict[str, Any]], registry: list[FailureKind]) -> dict[Path, str]:
     """Generated Go files (and each version's embedded schema), keyed by absolute path."""
     versions = sorted(bundles, key=paths.version_key)
-    kinds = {kind.id: kind for kind in load_registry(paths.REGISTRY_FILE, versions)}
+    kinds = {kind.id: kind for kind in registry}
     out: dict[Path, str] = {}
     for version in versions:
         directory = GO_ROOT / paths.module_name(version)

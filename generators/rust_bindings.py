@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.bundle import dump_json
-from generators.registry import FailureKind, load_registry
+from generators.bundle import dump_json, local_definition
+from generators.registry import FailureKind
 
 RUST_DIR = paths.ROOT / "bindings" / "rust"
 GENERATED_DIR = RUST_DIR / "src" / "generated"
@@ -125,11 +125,10 @@ class VersionModule:
 
     # -- type mapping --------------------------------------------------------------------------------
     def _resolve(self, ref: str) -> tuple[str, Schema]:
-        prefix = "#/$defs/"
-        if not ref.startswith(prefix) or ref[len(prefix) :] not in self.defs:
+        found = local_definition(self.defs, ref)
+        if found is None:
             raise UnsupportedSchema(f"$ref {ref!r} is not a local definition")
-        name = ref[len(prefix) :]
-        return name, self.defs[name]
+        return found
 
     def _type_name(self, def_name: str) -> str:
         return str(self.defs[def_name].get("title", def_name))
@@ -454,10 +453,10 @@ def _mod_rs(bundles: dict[str, Schema], versions: list[str]) -> str:
     return out
 
 
-def artifacts(bundles: dict[str, dict[str, Any]]) -> dict[Path, str]:
+def artifacts(bundles: dict[str, dict[str, Any]], registry: list[FailureKind]) -> dict[Path, str]:
     """Every generated Rust file: one module and one bundled schema per version, and ``mod.rs``."""
     versions = sorted(bundles, key=paths.version_key)
-    kinds = {kind.id: kind for kind in load_registry(paths.REGISTRY_FILE, paths.contract_versions())}
+    kinds = {kind.id: kind for kind in registry}
     out: dict[Path, str] = {GENERATED_DIR / "mod.rs": _mod_rs(bundles, versions)}
     for version in versions:
         out[GENERATED_DIR / "schemas" / f"{version}.json"] = dump_json(bundles[version])

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.registry import FailureKind, load_registry
+from generators.registry import FailureKind
 
 PACKAGE = paths.ROOT / "bindings" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"
@@ -171,9 +171,8 @@ def _index_module(versions: list[str]) -> str:
     return "".join(lines)
 
 
-def artifacts(bundles: dict[str, dict[str, Any]]) -> dict[Path, str]:
+def artifacts(bundles: dict[str, dict[str, Any]], kinds: list[FailureKind]) -> dict[Path, str]:
     versions = sorted(bundles, key=paths.version_key)
-    kinds = load_registry(paths.REGISTRY_FILE, versions)
     files: dict[Path, str] = {}
     for version in versions:
         files[GENERATED / f"{paths.module_name(version)}.ts"] = _types_module(version, bundles[version])

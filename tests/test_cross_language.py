@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from verify_contract import parse_json, validate
+from verify_contract.jsonio import json_equal
 
 from conftest import VECTORS
-from jsonvalue import json_equal
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNERS: dict[str, list[str]] = {

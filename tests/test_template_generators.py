@@ -17,10 +17,13 @@ from generators import go_bindings, paths, rust_bindings
 from generators.bundle import bundle
 from generators.registry import failure_kinds_schema, load_registry
 
+VERSIONS = paths.contract_versions()
+KINDS = load_registry(paths.REGISTRY_FILE, VERSIONS)
+
 
 def _bundles() -> dict[str, dict[str, Any]]:
-    versions = paths.contract_versions()
-    kinds = load_registry(paths.REGISTRY_FILE, versions)
+    versions = VERSIONS
+    kinds = KINDS
     result = {}
     for version in versions:
         source = json.loads((paths.VERSIONS_DIR / version / paths.VERIFY_RESPONSE_FILE).read_text(encoding="utf-8"))
@@ -45,7 +48,7 @@ GENERATORS = {"go": go_bindings.artifacts, "rust": rust_bindings.artifacts}
 
 @pytest.mark.parametrize("language", sorted(GENERATORS))
 def test_current_schemas_generate(language: str) -> None:
-    assert GENERATORS[language](_bundles())
+    assert GENERATORS[language](_bundles(), KINDS)
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))
@@ -53,4 +56,4 @@ def test_current_schemas_generate(language: str) -> None:
 def test_unsupported_shape_is_refused(language: str, edit: str) -> None:
     error = {"go": go_bindings.UnsupportedSchema, "rust": rust_bindings.UnsupportedSchema}[language]
     with pytest.raises(error):
-        GENERATORS[language](_edit_latest(EDITS[edit]))
+        GENERATORS[language](_edit_latest(EDITS[edit]), KINDS)

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 import pytest
+from jsonschema import ValidationError
 
 from verify_contract import LATEST_VERSION, validate, validation
-from verify_contract.failure_kind_info import Deprecation, FailureKindInfo
+from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import RULES
-from verify_contract.generated import failure_kinds
 
 
 def test_non_finite_reward_from_python() -> None:
@@ -16,27 +16,23 @@ def test_non_finite_reward_from_python() -> None:
 
 
 def test_deprecated_kind_warns(monkeypatch: pytest.MonkeyPatch) -> None:
-    deprecated = FailureKindInfo(
-        "judge_failed", "judge", "x", "stable", "1.2.0", Deprecation(LATEST_VERSION, "renamed", "judge_unparseable")
-    )
-    kinds = tuple(deprecated if k.id == "judge_failed" else k for k in failure_kinds.KINDS)
-    monkeypatch.setattr(validation, "KINDS", kinds)
+    deprecation = Deprecation(LATEST_VERSION, "renamed", "judge_unparseable")
+    monkeypatch.setattr(validation, "deprecated_kinds", lambda version: {"judge_failed": deprecation})
     result = validate({"reward": 0.0, "failure_kind": "judge_failed"}, profile="core")
     assert result.valid
     assert result.rules == ["failure-kind-deprecated"]
     assert "judge_unparseable" in result.findings[0].message
 
 
-def test_schema_violation_fallback() -> None:
-    # a path no specific rule names: an item inside response.output is unconstrained, but a
-    # non-object response.output item can't fail; use the gym profile's nested required instead
-    result = validate({"reward": 1, "responses_create_params": {}, "response": {"output": 3}}, profile="gym")
-    assert result.rules == ["response-output-type"]
-    mapped = validation._schema_rule  # every unmapped schema error falls back to schema-violation
-    from jsonschema import ValidationError
+def test_no_kind_is_deprecated_yet() -> None:
+    assert validation.deprecated_kinds(LATEST_VERSION) == {}
 
+
+def test_schema_violation_fallback() -> None:
+    """A schema error at a path no specific rule names falls back to schema-violation (the current
+    schemas give no such path, so the mapping is exercised directly)."""
     error = ValidationError("boom", validator="minimum", path=["somewhere"], instance=1, validator_value=2)
-    assert mapped(error)[0][0] == "schema-violation"
+    assert validation._schema_rule(error) == [("schema-violation", "/somewhere: boom", ["somewhere"])]
 
 
 def test_findings_carry_pointer_and_message() -> None:

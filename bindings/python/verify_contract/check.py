@@ -160,7 +160,7 @@ def _shape(member: str, value: Any) -> Any:
 def _member_findings(version: str, profile: Profile, member: str, shape_json: bytes) -> tuple[Finding, ...]:
     probe = dict(_VALID_BASE[profile])
     probe[member] = orjson.loads(shape_json)
-    return tuple(validation._schema_findings(probe, version, profile))
+    return tuple(validation.schema_findings(probe, version, profile))
 
 
 # A string reward is judged by the `type` keyword alone (reward's subschema is {"type": "number"}, and
@@ -209,13 +209,13 @@ _SEMANTIC_MEMBERS = ("failure_kind", "mask_sample", "instance_config")
 
 @lru_cache(maxsize=1 << 16)
 def _semantic_findings(version: str, skeleton_json: bytes) -> tuple[Finding, ...]:
-    return tuple(validation._semantic_findings(orjson.loads(skeleton_json), version))
+    return tuple(validation.semantic_findings(orjson.loads(skeleton_json), version))
 
 
 @lru_cache(maxsize=256)
 def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> tuple[Finding, ...]:
     probe = {key: value for key, value in _VALID_BASE[profile].items() if key in present}
-    return tuple(f for f in validation._schema_findings(probe, version, profile) if not f.pointer)
+    return tuple(f for f in validation.schema_findings(probe, version, profile) if not f.pointer)
 
 
 MEMO_ENTRIES = 4096

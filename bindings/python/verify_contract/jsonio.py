@@ -139,3 +139,17 @@ def parse_json(data: bytes | str) -> Parsed:
     if depth > MAX_DEPTH:
         return Parsed(None, finding("json-too-deep", f"the value nests {depth} levels deep; the limit is {MAX_DEPTH}"))
     return Parsed(document, None)
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Equal as JSON values: 1 and 1.0 are one number (as in JSON Schema), but true is not 1, and member
+    order does not matter. The round-trip criterion of the bindings (SPEC.md, section 3.1)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
+    return type(left) is type(right) and left == right

@@ -12,6 +12,7 @@ import regress
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.protocols import Validator
 
+from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import Finding, Severity, finding, json_pointer
 from verify_contract.generated.failure_kinds import KINDS
 from verify_contract.schemas import declared_fields, profile_schema, registered_failure_kinds, schema_registry
@@ -111,7 +112,7 @@ def _schema_rule(error: ValidationError) -> list[tuple[str, str, list[str | int]
     return [(rule, f"{where or '/'}: {message}", path)]
 
 
-def _schema_findings(document: Any, version: str, profile: Profile) -> list[Finding]:
+def schema_findings(document: Any, version: str, profile: Profile) -> list[Finding]:
     found: list[Finding] = []
     errors = sorted(
         schema_validator(version, profile).iter_errors(document), key=lambda e: list(map(str, e.absolute_path))
@@ -124,7 +125,17 @@ def _schema_findings(document: Any, version: str, profile: Profile) -> list[Find
     return found
 
 
-def _semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
+@cache
+def deprecated_kinds(version: str) -> dict[str, Deprecation]:
+    """Registered kinds deprecated at or before ``version``, with their deprecation."""
+    return {
+        kind.id: kind.deprecated
+        for kind in KINDS
+        if kind.deprecated is not None and version_key(kind.deprecated.since) <= version_key(version)
+    }
+
+
+def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
     """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask."""
     found: list[Finding] = []
     fields = declared_fields(version)
@@ -143,12 +154,8 @@ def _semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
                     "/failure_kind",
                 )
             )
-        deprecated = {
-            k.id: k for k in KINDS if k.deprecated and version_key(k.deprecated.since) <= version_key(version)
-        }
-        if kind in deprecated and kind in registered:
-            info = deprecated[kind].deprecated
-            assert info is not None
+        info = deprecated_kinds(version).get(kind)
+        if info is not None and kind in registered:
             hint = f"; use {info.renamed_to!r}" if info.renamed_to else ""
             found.append(
                 finding(
@@ -186,7 +193,7 @@ def validate(document: Any, version: str = LATEST_VERSION, profile: Profile = DE
     """Validate one parsed JSON document against one profile of one contract version."""
     check_version(version)
     check_profile(profile)
-    found = _schema_findings(document, version, profile)
+    found = schema_findings(document, version, profile)
     if isinstance(document, dict):
-        found.extend(_semantic_findings(document, version))
+        found.extend(semantic_findings(document, version))
     return ValidationResult(found)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -100,7 +99,3 @@ def load_vectors(directory: Path | None = None) -> list[Vector]:
                 )
             )
     return loaded
-
-
-def iter_vectors(directory: Path | None = None) -> Iterator[Vector]:
-    yield from load_vectors(directory)

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from verify_contract.conformance.report import ConformanceReport, Issue, short
 from verify_contract.findings import Finding, Severity
-from verify_contract.jsonio import parse_json
+from verify_contract.jsonio import json_equal, parse_json
 from verify_contract.validation import validate
 from verify_contract.vectors import Vector, load_vectors
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
@@ -74,19 +74,6 @@ def _paths(value: Any, prefix: str = "") -> dict[str, Any]:
             found[pointer] = item
             found.update(_paths(item, pointer))
     return found
-
-
-def _same(left: Any, right: Any) -> bool:
-    """Equal as JSON values: 1 and 1.0 are one number, true is not 1."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
-    return type(left) is type(right) and left == right
 
 
 @dataclass(frozen=True)
@@ -176,7 +163,7 @@ def check_producer(
         changed = [
             p
             for p in before
-            if p in after and not isinstance(before[p], (dict, list)) and not _same(before[p], after[p])
+            if p in after and not isinstance(before[p], (dict, list)) and not json_equal(before[p], after[p])
         ]
         if changed:
             detail = ", ".join(f"{p}: {short(before[p], 40)} -> {short(after[p], 40)}" for p in changed[:5])
