@@ -12,6 +12,7 @@ from typing import Any
 
 from generators import paths
 from generators.bundle import bundle, dump_json, uses_registry
+from generators.model import resolved_models
 from generators.registry import FailureKind, failure_kinds_schema, load_registry
 from generators.registry_outputs import markdown_table, python_constants, replace_generated_block, rules_table
 
@@ -55,6 +56,9 @@ def build_artifacts() -> Artifacts:
         for name, text in python_modules(version, bundles[version]).items():
             artifacts[paths.PYTHON_GENERATED / paths.module_name(version) / name] = text
 
+    models = resolved_models(bundles, kinds)
+    for version, model in models.items():
+        artifacts[paths.MODEL_DIR / f"{version}.json"] = dump_json(model)
     artifacts[paths.PYTHON_GENERATED / "failure_kinds.py"] = python_constants(kinds)
     artifacts[paths.PYTHON_GENERATED / "__init__.py"] = _generated_init(versions)
     spec = paths.SPEC_FILE.read_text(encoding="utf-8")

@@ -8,9 +8,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schema"
 VERSIONS_DIR = SCHEMA_DIR / "versions"
 REGISTRY_FILE = SCHEMA_DIR / "registry" / "failure_kinds.yaml"
+CONTRACT_FACTS_FILE = SCHEMA_DIR / "contract.yaml"
 SPEC_FILE = ROOT / "SPEC.md"
 PYTHON_PACKAGE = ROOT / "bindings" / "python" / "verify_contract"
 PYTHON_GENERATED = PYTHON_PACKAGE / "generated"
+MODEL_DIR = PYTHON_GENERATED / "model"
 
 VERIFY_RESPONSE_FILE = "verify_response.schema.json"
 FAILURE_KINDS_FILE = "failure_kinds.schema.json"
