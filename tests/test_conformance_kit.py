@@ -55,7 +55,7 @@ def test_warnings_can_fail() -> None:
 
 
 def test_gym_like_producer_is_caught() -> None:
-    report = check_producer(producers.GymLikeVerifyResponse)
+    report = check_producer(producers.GymLikeVerifyResponse, profile="gym")
     kinds = report.kinds()
     assert not report.ok and report.checked >= 15
     # lax pydantic: reward "0.5" / true pass; and unknown keys vanish on a round trip
@@ -67,7 +67,7 @@ def test_gym_like_producer_is_caught() -> None:
 
 
 def test_the_generated_model_conforms_as_a_producer() -> None:
-    report = check_producer(GymVerifyResponse)
+    report = check_producer(GymVerifyResponse, profile="gym")
     assert report.ok, report.format_text()
     assert report.checked >= 15
 
@@ -119,9 +119,9 @@ def test_cli_reports_and_exit_codes() -> None:
     assert bad.returncode == 1 and "does NOT conform" in bad.stdout and "wrong-mask" in bad.stdout
     good = _cli("--consumer", "fixtures.readers:conforming_both", "--reads", "both", "--format", "json")
     assert good.returncode == 0 and json.loads(good.stdout)["conforms"] is True
-    producer = _cli("--producer", "fixtures.producers:GymLikeVerifyResponse", "--format", "json")
+    producer = _cli("--producer", "fixtures.producers:GymLikeVerifyResponse", "--profile", "gym", "--format", "json")
     assert producer.returncode == 1 and json.loads(producer.stdout)["issues_by_kind"]["drops-keys"] >= 5
-    assert _cli("--producer", "verify_contract.models:GymVerifyResponse").returncode == 0
+    assert _cli("--producer", "verify_contract.models:GymVerifyResponse", "--profile", "gym").returncode == 0
     missing = _cli("--consumer", "no_such_module:read")
     assert missing.returncode == 2 and "cannot import no_such_module" in missing.stderr
     assert _cli("--producer", "fixtures.readers:nemo_rl_mask").returncode == 2

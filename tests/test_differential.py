@@ -12,8 +12,9 @@ from collections import Counter
 import orjson
 import pytest
 
-from verify_contract import check, fastpath
+from verify_contract import check, check_compose, check_lines, fastpath
 from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
+from verify_contract.contract import contract_model
 from verify_contract.jsonio import parse_json
 from verify_contract.versions import CONTRACT_VERSIONS, PROFILES, Profile
 
@@ -47,13 +48,15 @@ def test_corpus_covers_every_status() -> None:
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
 def test_string_rewards_are_filled_in(version: str, profile: Profile) -> None:
     # The template holds at every version (the corpus lines above prove its findings are the reference's).
-    assert check._string_reward_template(version, profile) is not None
+    reward = contract_model(version).role("reward")
+    assert reward is not None
+    assert check_compose.string_type_template(version, profile, reward.name) is not None
 
 
 @pytest.mark.parametrize(("version", "profile"), [("1.2.0", "core"), ("1.0.0", "gym")])
 def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profile: Profile) -> None:
     # A new failure kind (or wrong reward string) on every line: past the cap the reference judges each line.
-    monkeypatch.setattr(check, "MEMO_ENTRIES", 5)
+    monkeypatch.setattr(check_lines, "MEMO_ENTRIES", 5)
     check.clear_caches()
     lines = [b'{"reward": 1, "failure_kind": "Kind_%d"}' % i for i in range(200)]
     lines += [b'{"reward": "r%d", "mask_sample": "m"}' % i for i in range(200)]
@@ -61,7 +64,7 @@ def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profi
     data = b"\n".join(lines) + b"\n"
     options = CheckOptions(version, profile, max_findings=10**6)
     fast = check_chunk(data, 1, "adversarial", options)
-    assert sum(len(memo) for memo in check._OUTCOMES.values()) == 5
+    assert sum(len(memo) for memo in check_lines._OUTCOMES.values()) == 5
     slow = check_chunk(data, 1, "adversarial", CheckOptions(version, profile, max_findings=10**6, fast=False))
     assert fast == slow
     check.clear_caches()

@@ -4,6 +4,7 @@ import pytest
 from jsonschema import ValidationError
 
 from verify_contract import LATEST_VERSION, validate, validation
+from verify_contract.contract import contract_model
 from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import RULES
 
@@ -32,7 +33,9 @@ def test_schema_violation_fallback() -> None:
     """A schema error at a path no specific rule names falls back to schema-violation (the current
     schemas give no such path, so the mapping is exercised directly)."""
     error = ValidationError("boom", validator="minimum", path=["somewhere"], instance=1, validator_value=2)
-    assert validation._schema_rule(error) == [("schema-violation", "/somewhere: boom", ["somewhere"])]
+    assert validation._schema_rule(error, contract_model(LATEST_VERSION)) == [
+        ("schema-violation", "/somewhere: boom", ["somewhere"])
+    ]
 
 
 def test_findings_carry_pointer_and_message() -> None:

@@ -23,6 +23,13 @@
  * STATUS_TEXT (the JSON text itself may break a rule) or STATUS_CONTRACT (the text is strict JSON with
  * no duplicate key, no deep nesting, only finite numbers and small integers, but a contract field needs
  * the reference's judgement).
+ *
+ * This file knows no contract field. The contract's shape arrives with each call as a field table built
+ * from the resolved contract model (fastpath.field_table): every member the profile declares, at every
+ * depth, with its parent, the JSON types it may have, whether the profile requires it, its SPEC role
+ * (mask, legacy mask, failure kind) and its constraint class: PLAIN (no constraint beyond the types),
+ * KIND (the failure-kind grammar below plus the registry, passed as `kinds`) or UNSURE (constraints this
+ * scanner does not implement: a line holding the member is never clean, it goes to the reference).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,9 +43,13 @@
 #define STATUS_TEXT 254
 #define STATUS_CONTRACT 253
 
-#define FLAG_REASON 1 /* the version declares failure_reason */
-#define FLAG_V12 2    /* ... mask_sample, failure_kind, instance_config */
-#define FLAG_GYM 4    /* gym profile: responses_create_params and response.output required */
+/* The one failure-kind grammar kind_class() implements; fastpath gives a field the KIND class only when
+ * the model's grammar is this very pattern (any other grammar makes the field UNSURE). */
+#define KIND_GRAMMAR "^[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?$"
+#define SEM_LEGACY 1 /* the version declares the legacy mask: legacy-mask-only/-divergent apply */
+#define SEM_KIND 2   /* the version declares the failure kind: registry rules apply */
+#define MAX_FIELDS 64
+#define NODE_NONE 255 /* a container that is not a table field with members */
 
 #define MAX_DEPTH 100       /* jsonio.MAX_DEPTH */
 #define MAX_OBJECT_KEYS 256 /* beyond this, duplicate detection is left to the reference */
@@ -46,21 +57,12 @@
 #define MAX_NUMBER_CHARS 1000
 #define MEMO_KEY_BYTES 512 /* longer memo keys are not made: such lines take the reference path */
 
-enum { T_NONE = 0, T_OBJ, T_ARR, T_STR, T_NUM, T_TRUE, T_FALSE, T_NULL };
-enum { R_OTHER = 0, R_ROOT, R_ICONF, R_RESP };
-enum {
-    F_NONE = 0,
-    F_REWARD,
-    F_MASK,
-    F_KIND,
-    F_REASON,
-    F_ICONF,
-    F_RCP,
-    F_RESP,
-    F_ICONF_MASK,
-    F_OUTPUT,
-    F_COUNT
-};
+/* T_NUM: a number with a fraction or an exponent; T_INT: an integer literal. */
+enum { T_NONE = 0, T_OBJ, T_ARR, T_STR, T_NUM, T_TRUE, T_FALSE, T_NULL, T_INT };
+enum { CLASS_PLAIN = 0, CLASS_KIND, CLASS_UNSURE };
+enum { ROLE_NONE = 0, ROLE_MASK, ROLE_LEGACY_MASK, ROLE_KIND };
+#define F_NONE 0
+#define F_COUNT (MAX_FIELDS + 1) /* fields are numbered from 1; 0 is "no field" */
 enum { SCAN_UNSURE = 0, SCAN_OK, SCAN_NAN, SCAN_DUP };
 
 typedef struct {
@@ -69,8 +71,29 @@ typedef struct {
 } Key;
 
 typedef struct {
-    uint8_t is_obj;
+    uint8_t parent; /* the parent field's number; 0: the document */
+    uint8_t cls;
     uint8_t role;
+    uint8_t required; /* the profile requires the member whenever its parent is an object */
+    uint16_t types;   /* allowed types: bit (1 << T_x) */
+    uint8_t has_members;
+    uint32_t len;
+    const uint8_t *name;
+} FieldSpec;
+
+typedef struct {
+    int count;
+    int sem;
+    uint8_t mask, legacy, kind; /* the numbers of the role fields, 0 when absent */
+    FieldSpec field[F_COUNT];   /* field[1..count] */
+    uint64_t lens[F_COUNT];     /* per node (0: the document): bit n set when a member's name has n bytes */
+} Table;
+
+static Table table;
+
+typedef struct {
+    uint8_t is_obj;
+    uint8_t node; /* the table field whose members this object holds (0: the document), or NODE_NONE */
     uint8_t pending; /* field of the member whose value comes next */
     uint8_t field;   /* field whose value this container is */
     uint32_t key_base;
@@ -258,7 +281,7 @@ HOT const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end) {
 /* A number per Python's json grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?
  * A float is accepted only when it is certainly finite as a double; big integers only when short enough
  * for Python's int() (the reference keeps integers as int). */
-HOT const uint8_t *scan_number(const uint8_t *p, const uint8_t *end, int *wide) {
+HOT const uint8_t *scan_number(const uint8_t *p, const uint8_t *end, int *wide, int *fraction) {
     const uint8_t *start = p;
     if (p < end && *p == '-') p++;
     if (p >= end) return NULL;
@@ -302,6 +325,7 @@ HOT const uint8_t *scan_number(const uint8_t *p, const uint8_t *end, int *wide) 
     /* jsonio refuses integers that overflow binary64; below 309 digits none does */
     if (!is_float && int_digits > 308) return NULL;
     if (!is_float && int_digits > 18) *wide = 1;
+    *fraction = is_float;
     return p;
 }
 
@@ -321,24 +345,15 @@ HOT int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n) {
     return 1;
 }
 
-HOT int key_field(uint8_t role, const uint8_t *k, uint32_t n) {
-#define IS(lit) same_bytes(k, (const uint8_t *)lit, sizeof(lit) - 1)
-    if (role == R_ROOT) {
-        switch (n) {
-        case 6: return IS("reward") ? F_REWARD : F_NONE;
-        case 8: return IS("response") ? F_RESP : F_NONE;
-        case 11: return IS("mask_sample") ? F_MASK : F_NONE;
-        case 12: return IS("failure_kind") ? F_KIND : F_NONE;
-        case 14: return IS("failure_reason") ? F_REASON : F_NONE;
-        case 15: return IS("instance_config") ? F_ICONF : F_NONE;
-        case 23: return IS("responses_create_params") ? F_RCP : F_NONE;
-        default: return F_NONE;
-        }
+/* The table field named k among the members of node, or F_NONE. */
+HOT int key_field(uint8_t node, const uint8_t *k, uint32_t n) {
+    uint64_t bit = n < 63 ? 1ULL << n : 1ULL << 63;
+    if (!(table.lens[node] & bit)) return F_NONE; /* most names: no member has their length */
+    for (int i = 1; i <= table.count; i++) {
+        const FieldSpec *spec = &table.field[i];
+        if (spec->parent == node && spec->len == n && same_bytes(spec->name, k, n)) return i;
     }
-    if (role == R_ICONF) return n == 11 && IS("mask_sample") ? F_ICONF_MASK : F_NONE;
-    if (role == R_RESP) return n == 6 && IS("output") ? F_OUTPUT : F_NONE;
     return F_NONE;
-#undef IS
 }
 
 /* The line whose '{' is at p. SCAN_OK: strict JSON with every rule of jsonio.parse_json met and the fields
@@ -349,7 +364,7 @@ static int scan_document(const uint8_t *p, const uint8_t *end, Fields *f, const 
     uint32_t key_top = 0;
     Frame *fr = &frames[1];
     fr->is_obj = 1;
-    fr->role = R_ROOT;
+    fr->node = 0;
     fr->pending = F_NONE;
     fr->field = F_NONE;
     fr->key_base = 0;
@@ -395,7 +410,7 @@ key:
             key_top++;
             fr->nkeys++;
         }
-        fr->pending = fr->role ? (uint8_t)key_field(fr->role, k, n) : F_NONE;
+        fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(fr->node, k, n) : F_NONE;
         p = skip_ws(p, end);
         if (p >= end || *p != ':') return SCAN_UNSURE;
         p = skip_ws(p + 1, end);
@@ -415,9 +430,7 @@ value:
             type = T_STR;
         } else if (c == '{' || c == '[') {
             if (depth >= MAX_DEPTH) return SCAN_UNSURE;
-            uint8_t role = R_OTHER;
-            if (c == '{' && field == F_ICONF) role = R_ICONF;
-            else if (c == '{' && field == F_RESP) role = R_RESP;
+            uint8_t node = c == '{' && field && table.field[field].has_members ? field : NODE_NONE;
             if (field) {
                 f->type[field] = c == '{' ? T_OBJ : T_ARR;
                 f->start[field] = p;
@@ -425,7 +438,7 @@ value:
             depth++;
             fr = &frames[depth];
             fr->is_obj = c == '{';
-            fr->role = role;
+            fr->node = node;
             fr->pending = F_NONE;
             fr->field = field;
             fr->key_base = key_top;
@@ -446,9 +459,10 @@ value:
                 f->event_len = 9;
                 goto nan;
             }
-            p = scan_number(p, end, &f->wide_int);
+            int fraction = 0;
+            p = scan_number(p, end, &f->wide_int, &fraction);
             if (!p) return SCAN_UNSURE;
-            type = T_NUM;
+            type = fraction ? T_NUM : T_INT;
         } else if (c == 't') {
             if (end - p < 4 || memcmp(p, "true", 4) != 0) return SCAN_UNSURE;
             p += 4;
@@ -490,7 +504,8 @@ after_value:
          * Array elements are never contract fields, so nothing is recorded. */
         while (p < end && (*p == '-' || (*p >= '0' && *p <= '9'))) {
             if (*p == '-' && end - p >= 2 && p[1] == 'I') goto value;
-            p = scan_number(p, end, &f->wide_int);
+            int fraction;
+            p = scan_number(p, end, &f->wide_int, &fraction);
             if (!p) return SCAN_UNSURE;
             if (p < end && *p == ',') {
                 p = skip_ws(p + 1, end);
@@ -559,10 +574,10 @@ static int load_kinds(Kinds *table, const uint8_t *kinds, size_t kinds_len) {
 }
 
 /* 0 not a clean kind, 1 registered (and not deprecated), 2 namespaced. */
-static int kind_class(const Fields *f, const Kinds *kinds) {
-    if (f->type[F_KIND] != T_STR) return 0;
-    const uint8_t *s = f->start[F_KIND] + 1;
-    size_t n = (size_t)(f->stop[F_KIND] - 1 - s);
+static int kind_class(const Fields *f, int field, const Kinds *kinds) {
+    if (f->type[field] != T_STR) return 0;
+    const uint8_t *s = f->start[field] + 1;
+    size_t n = (size_t)(f->stop[field] - 1 - s);
     int colon = -1;
     size_t part = 0;
     if (n == 0) return 0;
@@ -613,75 +628,109 @@ static void key_put(KeyBuf *k, const Fields *f, int field, int with_raw) {
 }
 
 /* The memo key of a strict-JSON line: everything the reference's findings and the counted facts read.
- * Schema (per version and profile): reward type; mask_sample, failure_kind (grammar, registry),
- * failure_reason type, instance_config type and its mask_sample; in gym, responses_create_params type and
- * response type and its output type. Semantic rules and facts: failure_kind, both masks. No keyword
- * relates members or looks deeper, so the key decides the outcome. */
-static void contract_key(const Fields *f, int flags, KeyBuf *k) {
-    const uint8_t *t = f->type;
+ * Every table field in table order: its type byte, and its value bytes wherever the value itself can
+ * matter (a type the schema refuses: the message quotes it; a constraint; a SPEC role). A value of an
+ * allowed type with no constraint is judged by its type alone, and the members of an object are fields
+ * of their own. The resolved model has no keyword relating two members (a root constraint makes fastpath
+ * decline the version), so the key decides the outcome. */
+static void contract_key(const Fields *f, KeyBuf *k) {
     k->len = 0;
     k->overflow = 0;
     k->buf[k->len++] = 'C';
-    key_put(k, f, F_REWARD, t[F_REWARD] != T_NUM); /* a finite number: its value matters to no rule */
-    key_put(k, f, F_MASK, 1);
-    key_put(k, f, F_ICONF, t[F_ICONF] != T_OBJ);
-    if (t[F_ICONF] == T_OBJ) key_put(k, f, F_ICONF_MASK, 1);
-    if (flags & FLAG_V12) key_put(k, f, F_KIND, 1);
-    if (flags & FLAG_REASON) key_put(k, f, F_REASON, t[F_REASON] != T_STR);
-    if (flags & FLAG_GYM) {
-        key_put(k, f, F_RCP, t[F_RCP] != T_OBJ);
-        key_put(k, f, F_RESP, t[F_RESP] != T_OBJ);
-        if (t[F_RESP] == T_OBJ) key_put(k, f, F_OUTPUT, t[F_OUTPUT] != T_ARR);
+    for (int i = 1; i <= table.count; i++) {
+        const FieldSpec *spec = &table.field[i];
+        uint8_t type = f->type[i];
+        key_put(k, f, i, spec->cls != CLASS_PLAIN || spec->role != ROLE_NONE || !(spec->types & (1u << type)));
     }
 }
 
-static int classify(const Fields *f, int flags, const Kinds *kinds) {
+static int is_bool_or_none(uint8_t type) { return type == T_NONE || type == T_TRUE || type == T_FALSE; }
+
+static int classify(const Fields *f, const Kinds *kinds) {
     const uint8_t *t = f->type;
-    int ok = t[F_REWARD] == T_NUM;
-    uint8_t top = t[F_MASK], legacy = T_NONE;
-    int legacy_used = 0, kind = 0;
-    if (t[F_ICONF] == T_OBJ) legacy = t[F_ICONF_MASK];
-    /* effective_mask() raises on a non-boolean mask at any version; leave those to the reference */
-    ok = ok && (top == T_NONE || top == T_TRUE || top == T_FALSE);
-    ok = ok && (legacy == T_NONE || legacy == T_TRUE || legacy == T_FALSE);
-    if (flags & FLAG_V12) {
-        ok = ok && (t[F_ICONF] == T_NONE || t[F_ICONF] == T_NULL || t[F_ICONF] == T_OBJ);
-        if (legacy != T_NONE) {
-            legacy_used = 1;
-            ok = ok && top == legacy; /* otherwise legacy-mask-only or legacy-mask-divergent */
+    int ok = 1;
+    for (int i = 1; i <= table.count && ok; i++) {
+        const FieldSpec *spec = &table.field[i];
+        uint8_t type = t[i];
+        if (spec->parent && t[spec->parent] != T_OBJ) continue; /* no object holds it: nothing to judge */
+        if (type == T_NONE) {
+            ok = !spec->required;
+            continue;
         }
-        if (t[F_KIND] == T_STR) {
-            kind = kind_class(f, kinds);
-            ok = ok && kind != 0;
-        } else {
-            ok = ok && (t[F_KIND] == T_NONE || t[F_KIND] == T_NULL);
-        }
+        ok = (spec->types & (1u << type)) && spec->cls != CLASS_UNSURE;
     }
-    if (flags & FLAG_REASON) ok = ok && (t[F_REASON] == T_NONE || t[F_REASON] == T_NULL || t[F_REASON] == T_STR);
-    if (flags & FLAG_GYM) ok = ok && t[F_RCP] == T_OBJ && t[F_RESP] == T_OBJ && t[F_OUTPUT] == T_ARR;
     if (!ok) return STATUS_CONTRACT;
+    uint8_t top = table.mask ? t[table.mask] : T_NONE;
+    uint8_t legacy = table.legacy ? t[table.legacy] : T_NONE;
+    /* effective_mask() raises on a non-boolean mask at any version; leave those to the reference */
+    if (!is_bool_or_none(top) || !is_bool_or_none(legacy)) return STATUS_CONTRACT;
+    int legacy_used = 0, kind = 0;
+    if ((table.sem & SEM_LEGACY) && legacy != T_NONE) {
+        legacy_used = 1;
+        if (top != legacy) return STATUS_CONTRACT; /* legacy-mask-only or legacy-mask-divergent */
+    }
+    if (table.kind && t[table.kind] == T_STR) {
+        kind = kind_class(f, table.kind, kinds);
+        if (!kind) return STATUS_CONTRACT; /* malformed, unregistered or deprecated */
+    }
     int masked = top == T_TRUE || legacy == T_TRUE;
     return 1 + masked + 2 * legacy_used + 4 * kind;
 }
 
+/* The field table (fastpath.field_table): count, semantic flags, then per field: parent, allowed type
+ * bits (2 bytes, little-endian), class, role, required, name length, name. Names point into the buffer,
+ * which the caller holds for the whole scan. */
+static int load_table(const uint8_t *b, size_t len) {
+    memset(&table, 0, sizeof table);
+    if (len < 2 || b[0] > MAX_FIELDS) return 0;
+    table.count = b[0];
+    table.sem = b[1];
+    size_t at = 2;
+    for (int i = 1; i <= table.count; i++) {
+        if (at + 7 > len) return 0;
+        FieldSpec *spec = &table.field[i];
+        spec->parent = b[at];
+        spec->types = (uint16_t)(b[at + 1] | (b[at + 2] << 8));
+        spec->cls = b[at + 3];
+        spec->role = b[at + 4];
+        spec->required = b[at + 5];
+        spec->len = b[at + 6];
+        at += 7;
+        if (at + spec->len > len || spec->parent >= i || spec->cls > CLASS_UNSURE || spec->role > ROLE_KIND) return 0;
+        spec->name = b + at;
+        at += spec->len;
+        table.field[spec->parent].has_members = 1;
+        table.lens[spec->parent] |= spec->len < 63 ? 1ULL << spec->len : 1ULL << 63;
+        if (spec->role == ROLE_MASK) table.mask = (uint8_t)i;
+        if (spec->role == ROLE_LEGACY_MASK) table.legacy = (uint8_t)i;
+        if (spec->role == ROLE_KIND) table.kind = (uint8_t)i;
+    }
+    return at == len;
+}
+
 PyDoc_STRVAR(scan_doc,
-             "scan(buffer, flags, kinds) -> (statuses, others)\n\n"
+             "scan(buffer, fields, kinds) -> (statuses, others)\n\n"
              "Classify every newline-terminated line of buffer (the last line may lack its newline).\n"
              "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
              "neither blank nor clean, key being a memo key (bytes) or None.");
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer buf, kinds;
-    int flags;
-    if (!PyArg_ParseTuple(args, "y*iy*", &buf, &flags, &kinds)) return NULL;
+    Py_buffer buf, fields, kinds;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &fields, &kinds)) return NULL;
     const uint8_t *base = (const uint8_t *)buf.buf;
     const uint8_t *end = base + buf.len;
     static Kinds kind_table;
-    if (!load_kinds(&kind_table, (const uint8_t *)kinds.buf, (size_t)kinds.len)) {
+    const char *bad = NULL;
+    if (!load_kinds(&kind_table, (const uint8_t *)kinds.buf, (size_t)kinds.len))
+        bad = "kinds: expected at most 512 names as \\0a\\0b\\0";
+    else if (!load_table((const uint8_t *)fields.buf, (size_t)fields.len))
+        bad = "fields: not a field table (see fastpath.field_table)";
+    if (bad) {
         PyBuffer_Release(&buf);
+        PyBuffer_Release(&fields);
         PyBuffer_Release(&kinds);
-        PyErr_SetString(PyExc_ValueError, "kinds: expected at most 512 names as \\0a\\0b\\0");
+        PyErr_SetString(PyExc_ValueError, bad);
         return NULL;
     }
     size_t capacity = (size_t)buf.len / 64 + 64;
@@ -707,9 +756,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             f.wide_int = 0;
             int result = scan_document(p, end, &f, &eol);
             if (result == SCAN_OK) {
-                status = classify(&f, flags, &kind_table);
+                status = classify(&f, &kind_table);
                 if (status == STATUS_CONTRACT) {
-                    contract_key(&f, flags, &key);
+                    contract_key(&f, &key);
                     keyed = !key.overflow;
                     /* for STATUS_CONTRACT check.py has orjson build the document, which reads long
                      * integers otherwise */
@@ -751,12 +800,14 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (!statuses) goto fail;
     PyMem_Free(out);
     PyBuffer_Release(&buf);
+    PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
     return Py_BuildValue("(NN)", statuses, others);
 fail:
     PyMem_Free(out);
     Py_XDECREF(others);
     PyBuffer_Release(&buf);
+    PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
     return NULL;
 }
@@ -811,13 +862,47 @@ static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan",
                                     "Fast pre-check of JSONL lines for verify-contract check.", -1, methods};
 
+/* TYPE_BITS: JSON type name -> the type bits a field table gives a member of that declared type. */
+static int add_type_bits(PyObject *m) {
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } types[] = {{"null", 1u << T_NULL},
+                 {"boolean", (1u << T_TRUE) | (1u << T_FALSE)},
+                 {"object", 1u << T_OBJ},
+                 {"array", 1u << T_ARR},
+                 {"string", 1u << T_STR},
+                 {"number", (1u << T_NUM) | (1u << T_INT)},
+                 /* 1.0 is an integer to JSON Schema, T_NUM to this scanner: the reference judges it */
+                 {"integer", 1u << T_INT}};
+    PyObject *d = PyDict_New();
+    if (!d) return -1;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        PyObject *v = PyLong_FromUnsignedLong(types[i].bits);
+        if (!v || PyDict_SetItemString(d, types[i].name, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(d);
+            return -1;
+        }
+        Py_DECREF(v);
+    }
+    return PyModule_AddObject(m, "TYPE_BITS", d);
+}
+
 PyMODINIT_FUNC PyInit__fastscan(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddIntConstant(m, "STATUS_TEXT", STATUS_TEXT) < 0 ||
         PyModule_AddIntConstant(m, "STATUS_CONTRACT", STATUS_CONTRACT) < 0 ||
-        PyModule_AddIntConstant(m, "FLAG_REASON", FLAG_REASON) < 0 ||
-        PyModule_AddIntConstant(m, "FLAG_V12", FLAG_V12) < 0 || PyModule_AddIntConstant(m, "FLAG_GYM", FLAG_GYM) < 0) {
+        PyModule_AddIntConstant(m, "SEM_LEGACY", SEM_LEGACY) < 0 || PyModule_AddIntConstant(m, "SEM_KIND", SEM_KIND) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_FIELDS", MAX_FIELDS) < 0 ||
+        PyModule_AddIntConstant(m, "CLASS_PLAIN", CLASS_PLAIN) < 0 ||
+        PyModule_AddIntConstant(m, "CLASS_KIND", CLASS_KIND) < 0 ||
+        PyModule_AddIntConstant(m, "CLASS_UNSURE", CLASS_UNSURE) < 0 ||
+        PyModule_AddIntConstant(m, "ROLE_MASK", ROLE_MASK) < 0 ||
+        PyModule_AddIntConstant(m, "ROLE_LEGACY_MASK", ROLE_LEGACY_MASK) < 0 ||
+        PyModule_AddIntConstant(m, "ROLE_KIND", ROLE_KIND) < 0 ||
+        PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

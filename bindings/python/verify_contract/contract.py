@@ -72,6 +72,7 @@ class ContractModel:
     rules: tuple[dict[str, Any], ...]
     definitions: dict[str, Any]
     document_type_rules: tuple[RuleChoice, ...]
+    document_invalid_rules: tuple[RuleChoice, ...]
     raw: dict[str, Any]
     """The model as JSON data (what templates render from)."""
 
@@ -149,6 +150,7 @@ def model_from_data(data: dict[str, Any]) -> ContractModel:
         rules=tuple(data["rules"]),
         definitions=data["definitions"],
         document_type_rules=_choices(data["document_rules"]["type"]),
+        document_invalid_rules=_choices(data["document_rules"]["invalid"]),
         raw=data,
     )
 

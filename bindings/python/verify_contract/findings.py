@@ -1,9 +1,18 @@
-"""Findings: what validation reports, each under a stable rule id."""
+"""Findings: what validation, check and the registry lint report, each under a stable rule id.
+
+One ``Finding`` type and one ``Severity`` for every tool of the package. The contract's rule catalogue
+(ids, severities, summaries) is read from the resolved contract model (``schema/contract.yaml``); SPEC.md's
+rules table is generated from the same source.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
+
+from verify_contract.contract import contract_model
+from verify_contract.generated import LATEST_VERSION
 
 
 class Severity(str, Enum):
@@ -19,57 +28,49 @@ class Rule:
     summary: str
 
 
-def _rule(rule_id: str, severity: Severity, summary: str) -> Rule:
-    return Rule(rule_id, severity, summary)
+def _catalogue() -> dict[str, Rule]:
+    # Rules are never removed or renamed (SPEC.md, "Rules"): the latest version's catalogue holds them all.
+    rules = contract_model(LATEST_VERSION).rules
+    return {rule["id"]: Rule(rule["id"], Severity(rule["severity"]), rule["summary"]) for rule in rules}
 
-
-E, W = Severity.ERROR, Severity.WARNING
 
 # The rule catalogue. Ids are public API: never renamed or reused (SPEC.md, "Rules").
-RULES: dict[str, Rule] = {
-    rule.id: rule
-    for rule in (
-        _rule("json-syntax", E, "The text is not one JSON value (bad syntax, truncation, invalid UTF-8, BOM)."),
-        _rule(
-            "json-non-finite",
-            E,
-            "A number is NaN, Infinity or overflows to infinity (e.g. 1e400): JSON has no such value.",
-        ),
-        _rule("json-duplicate-key", E, "An object repeats a member name (I-JSON, RFC 7493, forbids it)."),
-        _rule("json-too-deep", E, "Arrays and objects nest deeper than 100 levels."),
-        _rule("document-type", E, "The document is not a JSON object."),
-        _rule("reward-required", E, "`reward` is missing."),
-        _rule("reward-type", E, "`reward` is not a JSON number (booleans, strings and null are not numbers)."),
-        _rule("reward-non-finite", E, "`reward` is NaN or infinite."),
-        _rule("mask-sample-type", E, "`mask_sample` is not a boolean."),
-        _rule("failure-kind-type", E, "`failure_kind` is neither a string nor null."),
-        _rule("failure-kind-format", E, "`failure_kind` is a string outside the name grammar."),
-        _rule("failure-kind-unregistered", W, "`failure_kind` is well formed but neither registered nor namespaced."),
-        _rule("failure-kind-deprecated", W, "`failure_kind` names a deprecated kind."),
-        _rule("failure-reason-type", E, "`failure_reason` is neither a string nor null."),
-        _rule("instance-config-type", E, "`instance_config` is neither an object nor null."),
-        _rule("legacy-mask-type", E, "`instance_config.mask_sample` is not a boolean."),
-        _rule("legacy-mask-only", W, "The mask is only in the deprecated `instance_config.mask_sample`."),
-        _rule("legacy-mask-divergent", W, "`mask_sample` and `instance_config.mask_sample` disagree."),
-        _rule("gym-field-required", E, "A field the gym profile requires is missing."),
-        _rule("gym-field-type", E, "`responses_create_params` or `response` is not an object."),
-        _rule("response-output-required", E, "`response.output` is missing."),
-        _rule("response-output-type", E, "`response.output` is not an array."),
-        _rule("schema-violation", E, "The document breaks the schema in a way no more specific rule names."),
-    )
-}
+RULES: dict[str, Rule] = _catalogue()
+FALLBACK_RULE: str = next(r["id"] for r in contract_model(LATEST_VERSION).rules if r.get("scope") == "fallback")
+"""The rule of a schema violation that no more specific rule names."""
 
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing a tool found: a rule id, its severity, a message, and where (a JSON Pointer into the
+    document or file, and the file or source it is in when there is more than one)."""
+
     rule: str
     severity: Severity
     message: str
     pointer: str = ""
     """JSON Pointer (RFC 6901) to the offending value; empty for the whole document."""
+    file: str = ""
+    """The file (or vector, or source) the pointer is in; empty when the finding is about one document."""
 
-    def as_dict(self) -> dict[str, str]:
-        return {"rule": self.rule, "severity": self.severity.value, "message": self.message, "pointer": self.pointer}
+    @property
+    def id(self) -> str:
+        """The rule id (the name the differ's and the conformance kit's reports use)."""
+        return self.rule
+
+    @property
+    def level(self) -> str:
+        return self.severity.value
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}#{self.pointer}" if self.file else self.pointer
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {"rule": self.rule, "severity": self.severity.value, "message": self.message, "pointer": self.pointer}
+        if self.file:
+            data["file"] = self.file
+        return data
 
 
 def finding(rule_id: str, message: str, pointer: str = "") -> Finding:

@@ -10,6 +10,7 @@ from typing import Any
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
+from verify_contract.contract import contract_model
 from verify_contract.versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
 
 VERIFY_RESPONSE_FILE = "verify_response.schema.json"
@@ -55,12 +56,12 @@ def profile_schema(version: str, profile: Profile) -> dict[str, Any]:
 
 
 def declared_fields(version: str) -> frozenset[str]:
-    """Top-level fields of the core profile at ``version``."""
-    properties = schema_document(version)["$defs"]["VerifyResponse"]["properties"]
-    return frozenset(properties)
+    """Top-level members every profile declares at ``version`` (the core of the contract)."""
+    model = contract_model(version)
+    members = [{f.name for f in model.fields_of(p) if not f.parent} for p in model.profiles]
+    return frozenset(set.intersection(*members))
 
 
 def registered_failure_kinds(version: str) -> frozenset[str]:
-    if FAILURE_KINDS_FILE not in _version_files(version):
-        return frozenset()
-    return frozenset(schema_document(version, FAILURE_KINDS_FILE)["enum"])
+    kinds = contract_model(check_version(version)).failure_kinds
+    return frozenset(kind["id"] for kind in kinds["registered"]) if kinds else frozenset()

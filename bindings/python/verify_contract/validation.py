@@ -12,13 +12,11 @@ import regress
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.protocols import Validator
 
+from verify_contract.contract import ContractModel, Field, RuleChoice, contract_model
 from verify_contract.failure_kind_info import Deprecation
-from verify_contract.findings import Finding, Severity, finding, json_pointer
-from verify_contract.generated.failure_kinds import KINDS
-from verify_contract.schemas import declared_fields, profile_schema, registered_failure_kinds, schema_registry
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version, version_key
-
-NAMESPACE_SEPARATOR = ":"
+from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, json_pointer
+from verify_contract.schemas import profile_schema, schema_registry
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
 
 
 @cache
@@ -68,48 +66,63 @@ class ValidationResult:
         return sorted(f.rule for f in self.findings)
 
 
-def _schema_rule(error: ValidationError) -> list[tuple[str, str, list[str | int]]]:
-    """Map one jsonschema error to (rule id, message, instance path) triples."""
+_PYTHON_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", list: "array"}
+_KIND_HINT = "'<domain>_<condition>' or '<server>:<kind>', lowercase"
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a parsed value (integers are ``integer``; ``null`` for None)."""
+    return "null" if value is None else _PYTHON_JSON_TYPES.get(type(value), "object")
+
+
+def type_allowed(value: Any, types: tuple[str, ...]) -> bool:
+    """Whether a value has one of the JSON types a field allows, as JSON Schema decides it (1.0 is an integer)."""
+    kind = json_type(value)
+    if kind in types:
+        return True
+    if kind == "integer":
+        return "number" in types
+    return kind == "number" and "integer" in types and float(value).is_integer()
+
+
+def _choose(choices: tuple[RuleChoice, ...], instance: Any) -> str:
+    """The first rule whose instance types include the value's (integers are numbers too)."""
+    kind = json_type(instance)
+    kinds = {kind, "number"} if kind == "integer" else {kind}
+    for choice in choices:
+        if choice.instance is None or kinds & set(choice.instance):
+            return choice.rule
+    return FALLBACK_RULE
+
+
+def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str, str, list[str | int]]]:
+    """Map one jsonschema error to (rule id, message, instance path) triples, by the model's per-field rules."""
     path = list(error.absolute_path)
     message = error.message
+    where = json_pointer(path)
     if error.validator == "required" and isinstance(error.instance, dict):
         required = cast("list[str]", error.validator_value)
-        missing = [name for name in required if name not in error.instance]
         triples: list[tuple[str, str, list[str | int]]] = []
-        for name in missing:
-            if not path:
-                rule = "reward-required" if name == "reward" else "gym-field-required"
-                triples.append((rule, f"required field {name!r} is missing", path))
-            elif path == ["response"] and name == "output":
-                triples.append(("response-output-required", "response: required field 'output' is missing", path))
+        for name in (name for name in required if name not in error.instance):
+            member = model.field(json_pointer([*path, name]))
+            rule = member.missing_rule if member is not None and member.missing_rule else FALLBACK_RULE
+            if rule == FALLBACK_RULE:
+                triples.append((rule, f"{where}: {message}", path))
             else:
-                triples.append(("schema-violation", f"{json_pointer(path)}: {message}", path))
+                prefix = f"{'.'.join(map(str, path))}: " if path else ""
+                triples.append((rule, f"{prefix}required field {name!r} is missing", path))
         return triples
-    where = json_pointer(path)
-    head = path[0] if path else None
-    rule = "schema-violation"
     if not path:
-        rule = "document-type" if error.validator == "type" else "schema-violation"
-    elif head == "reward" and len(path) == 1:
-        rule = "reward-type"
-    elif head == "mask_sample" and len(path) == 1:
-        rule = "mask-sample-type"
-    elif head == "failure_kind" and len(path) == 1:
-        rule = "failure-kind-format" if isinstance(error.instance, str) else "failure-kind-type"
-        if rule == "failure-kind-format":
-            grammar = "'<domain>_<condition>' or '<server>:<kind>', lowercase"
-            message = f"{error.instance!r} is not a failure-kind name ({grammar})"
-    elif head == "failure_reason" and len(path) == 1:
-        rule = "failure-reason-type"
-    elif head == "instance_config":
-        rule = (
-            "instance-config-type" if len(path) == 1 else ("legacy-mask-type" if path[1:] == ["mask_sample"] else rule)
-        )
-    elif head in ("responses_create_params", "response") and len(path) == 1:
-        rule = "gym-field-type"
-    elif path == ["response", "output"]:
-        rule = "response-output-type"
-    return [(rule, f"{where or '/'}: {message}", path)]
+        choices = model.document_type_rules if not isinstance(error.instance, dict) else model.document_invalid_rules
+        return [(_choose(choices, error.instance), f"/: {message}", path)]
+    field = model.field(where)
+    if field is None:  # deeper than any declared member (an array item, an undeclared member's inside)
+        return [(FALLBACK_RULE, f"{where}: {message}", path)]
+    allowed = type_allowed(error.instance, field.types)
+    rule = _choose(field.invalid_rules if allowed else field.type_rules, error.instance)
+    if allowed and isinstance(error.instance, str) and where == model.roles.get("failure_kind"):
+        message = f"{error.instance!r} is not a failure-kind name ({_KIND_HINT})"
+    return [(rule, f"{where}: {message}", path)]
 
 
 def schema_findings(document: Any, version: str, profile: Profile) -> list[Finding]:
@@ -117,8 +130,9 @@ def schema_findings(document: Any, version: str, profile: Profile) -> list[Findi
     errors = sorted(
         schema_validator(version, profile).iter_errors(document), key=lambda e: list(map(str, e.absolute_path))
     )
+    model = contract_model(version)
     for error in errors:
-        for rule, message, path in _schema_rule(error):
+        for rule, message, path in _schema_rule(error, model):
             item = finding(rule, message, json_pointer(path))
             if item not in found:  # jsonschema reports each missing property, we report all of them per error
                 found.append(item)
@@ -128,64 +142,101 @@ def schema_findings(document: Any, version: str, profile: Profile) -> list[Findi
 @cache
 def deprecated_kinds(version: str) -> dict[str, Deprecation]:
     """Registered kinds deprecated at or before ``version``, with their deprecation."""
+    kinds = contract_model(version).failure_kinds
     return {
-        kind.id: kind.deprecated
-        for kind in KINDS
-        if kind.deprecated is not None and version_key(kind.deprecated.since) <= version_key(version)
+        kind["id"]: Deprecation(
+            kind["deprecated"]["in"], kind["deprecated"]["reason"], kind["deprecated"].get("renamed_to")
+        )
+        for kind in (kinds["registered"] if kinds else [])
+        if kind["deprecated"]
     }
 
 
+@cache
+def _registered(version: str) -> frozenset[str]:
+    kinds = contract_model(version).failure_kinds
+    return frozenset(kind["id"] for kind in kinds["registered"]) if kinds else frozenset()
+
+
+ABSENT = object()
+"""What ``value_at`` returns where there is no value."""
+
+
+def value_at(document: Any, path: tuple[str, ...]) -> Any:
+    """The value at a member path, or ``_ABSENT`` (also when a container on the way is not an object)."""
+    for part in path:
+        if not isinstance(document, dict) or part not in document:
+            return ABSENT
+        document = document[part]
+    return document
+
+
+def _dotted(field: Field) -> str:
+    return ".".join(field.path)
+
+
+# The roles semantic_findings reads. A finite reward changes nothing (check relies on that).
+SEMANTIC_ROLES = ("reward", "failure_kind", "mask", "legacy_mask")
+
+
 def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
-    """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask."""
+    """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask. They read the
+    fields playing the SPEC roles (the model's ``roles``), wherever a version declares them."""
     found: list[Finding] = []
-    fields = declared_fields(version)
-    reward = document.get("reward")
-    if isinstance(reward, float) and not math.isfinite(reward):
-        found.append(finding("reward-non-finite", f"/reward: {reward!r} is not a finite number", "/reward"))
-    kind = document.get("failure_kind")
-    if "failure_kind" in fields and isinstance(kind, str) and NAMESPACE_SEPARATOR not in kind:
-        registered = registered_failure_kinds(version)
-        if kind not in registered and _ecma_regex("^[a-z][a-z0-9_]*$").find(kind) is not None:
-            found.append(
-                finding(
-                    "failure-kind-unregistered",
-                    f"/failure_kind: {kind!r} is not registered at {version}; consumers treat it as a generic failure "
-                    "(use '<server>:<kind>' for an environment's own kinds)",
-                    "/failure_kind",
+    model = contract_model(version)
+    reward_field = model.role("reward")
+    if reward_field is not None:
+        reward = value_at(document, reward_field.path)
+        if isinstance(reward, float) and not math.isfinite(reward):
+            where = reward_field.pointer
+            found.append(finding("reward-non-finite", f"{where}: {reward!r} is not a finite number", where))
+    kind_field = model.role("failure_kind")
+    kinds = model.failure_kinds
+    if kind_field is not None and kinds is not None:
+        kind = value_at(document, kind_field.path)
+        where = kind_field.pointer
+        if isinstance(kind, str) and kinds["namespace_separator"] not in kind:
+            registered = _registered(version)
+            if kind not in registered and _ecma_regex(kinds["grammar"]).find(kind) is not None:
+                found.append(
+                    finding(
+                        "failure-kind-unregistered",
+                        f"{where}: {kind!r} is not registered at {version}; consumers treat it as a generic "
+                        "failure (use '<server>:<kind>' for an environment's own kinds)",
+                        where,
+                    )
                 )
-            )
-        info = deprecated_kinds(version).get(kind)
-        if info is not None and kind in registered:
-            hint = f"; use {info.renamed_to!r}" if info.renamed_to else ""
-            found.append(
-                finding(
-                    "failure-kind-deprecated",
-                    f"/failure_kind: {kind!r} is deprecated since {info.since}{hint}",
-                    "/failure_kind",
+            info = deprecated_kinds(version).get(kind)
+            if info is not None and kind in registered:
+                hint = f"; use {info.renamed_to!r}" if info.renamed_to else ""
+                found.append(
+                    finding(
+                        "failure-kind-deprecated", f"{where}: {kind!r} is deprecated since {info.since}{hint}", where
+                    )
                 )
-            )
-    config = document.get("instance_config")
-    if "instance_config" in fields and isinstance(config, dict) and isinstance(config.get("mask_sample"), bool):
-        legacy = config["mask_sample"]
-        top = document.get("mask_sample")
-        if "mask_sample" not in document:
-            found.append(
-                finding(
-                    "legacy-mask-only",
-                    f"the mask ({str(legacy).lower()}) is only in the deprecated instance_config.mask_sample; "
-                    "write the top-level mask_sample too",
-                    "/instance_config/mask_sample",
+    mask_field, legacy_field = model.role("mask"), model.role("legacy_mask")
+    if mask_field is not None and legacy_field is not None:
+        legacy = value_at(document, legacy_field.path)
+        if isinstance(legacy, bool):
+            top = value_at(document, mask_field.path)
+            if top is ABSENT:
+                found.append(
+                    finding(
+                        "legacy-mask-only",
+                        f"the mask ({str(legacy).lower()}) is only in the deprecated {_dotted(legacy_field)}; "
+                        f"write the top-level {_dotted(mask_field)} too",
+                        legacy_field.pointer,
+                    )
                 )
-            )
-        elif isinstance(top, bool) and top != legacy:
-            found.append(
-                finding(
-                    "legacy-mask-divergent",
-                    f"mask_sample is {str(top).lower()} but instance_config.mask_sample is {str(legacy).lower()}; "
-                    "the effective mask is true",
-                    "/mask_sample",
+            elif isinstance(top, bool) and top != legacy:
+                found.append(
+                    finding(
+                        "legacy-mask-divergent",
+                        f"{_dotted(mask_field)} is {str(top).lower()} but {_dotted(legacy_field)} is "
+                        f"{str(legacy).lower()}; the effective mask is true",
+                        mask_field.pointer,
+                    )
                 )
-            )
     return found
 
 

@@ -1,17 +1,19 @@
-"""Contract versions and profiles."""
+"""Contract versions and profiles (the profiles and the default one are the resolved model's)."""
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
+from verify_contract.contract import contract_model
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 
-Profile = Literal["core", "gym"]
-PROFILES: tuple[Profile, ...] = get_args(Profile)
-DEFAULT_PROFILE: Profile = "gym"
+Profile = str
+"""A profile name: one of ``PROFILES`` (``check_profile`` refuses the others)."""
+
+_LATEST = contract_model(LATEST_VERSION)
+PROFILES: tuple[Profile, ...] = tuple(_LATEST.profiles)
+DEFAULT_PROFILE: Profile = _LATEST.default_profile
 
 # The $defs entry of each profile in every version's schema.
-PROFILE_DEFINITIONS: dict[Profile, str] = {"core": "VerifyResponse", "gym": "GymVerifyResponse"}
+PROFILE_DEFINITIONS: dict[Profile, str] = {name: profile.definition for name, profile in _LATEST.profiles.items()}
 
 __all__ = [
     "CONTRACT_VERSIONS",

@@ -1,0 +1,89 @@
+"""One chunk of JSONL lines through ``check``, top-down: the pre-check settles the clean lines; every other
+line is judged once per memo key (the composition shortcut for strict-JSON lines, the reference for the
+rest) and the outcome is counted for every line sharing the key."""
+
+from __future__ import annotations
+
+import operator
+from collections import Counter
+from dataclasses import dataclass
+
+from verify_contract import check_compose, fastpath
+from verify_contract.check_compose import contract_outcome
+from verify_contract.check_reference import Outcome, reference_outcome
+from verify_contract.check_report import DEFAULT_MAX_FINDINGS, Tally
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    version: str = LATEST_VERSION
+    profile: Profile = DEFAULT_PROFILE
+    max_findings: int = DEFAULT_MAX_FINDINGS
+    fast: bool = True
+    """False: every line through the reference (for the differential test and for distrust)."""
+    jobs: int = 1
+
+
+MEMO_ENTRIES = 4096
+"""Outcomes remembered per (version, profile); past this, new keys take the reference path every time, so
+adversarial input (a new failure kind on every line) costs time, not memory."""
+_OUTCOMES: dict[tuple[str, str], dict[bytes | None, Outcome]] = {}
+_KEY = operator.itemgetter(3)
+
+
+def outcome_memo(version: str, profile: Profile) -> dict[bytes | None, Outcome]:
+    memo = _OUTCOMES.get((version, profile))
+    if memo is None:
+        memo = _OUTCOMES[(version, profile)] = {}
+    return memo
+
+
+def clear_caches() -> None:
+    """Forget the memoised outcomes and findings (benchmarks measure a cold pass with it)."""
+    check_compose.clear_caches()
+    _OUTCOMES.clear()
+
+
+def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions, room: int | None = None) -> Tally:
+    """Check the lines of one chunk; line numbers start at ``first_line``.
+
+    ``room``: how many findings to list at most (default ``options.max_findings``); a run passes what its
+    capped listing still has room for, so that it does not build entries it would drop.
+    """
+    tally = Tally(options.max_findings if room is None else max(room, 0))
+    statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)
+    tally.lines = len(statuses)
+    tally.add_clean(statuses)
+    version, profile = options.version, options.profile
+    memo = outcome_memo(version, profile)
+    # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is judged
+    # as before, the lines after it share that outcome, counted once per key with its number of lines.
+    lines_per_key = Counter(map(_KEY, others))
+    local: dict[bytes, Outcome] = {}  # this chunk's keys that the full memo could not take
+    listed = tally.findings
+    room = tally.max_findings
+    for index, start, stop, key in others:
+        outcome = memo.get(key)
+        if outcome is None:
+            outcome = local.get(key) if key is not None else None
+            if outcome is None:
+                raw = chunk[start:stop]
+                if statuses[index] == fastpath.STATUS_CONTRACT:
+                    outcome = contract_outcome(raw, version, profile)
+                else:
+                    outcome = reference_outcome(raw, version, profile)
+                if key is None:
+                    tally.count(outcome, 1)
+                elif len(memo) < MEMO_ENTRIES:
+                    memo[key] = outcome
+                else:
+                    local[key] = outcome
+        elif len(listed) >= room:
+            continue  # known, and nothing left to list
+        if len(listed) < room:
+            tally.list(outcome, path, first_line + index)
+    for key, times in lines_per_key.items():
+        if key is not None:
+            tally.count(memo[key] if key in memo else local[key], times)
+    return tally

@@ -1,0 +1,188 @@
+"""The report of ``check``: mergeable counts (``Tally``), located findings, and ``Report`` with the names
+scripts read since the first release (total, valid, invalid, masked, warnings, errors, ...)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify_contract import fastpath
+from verify_contract.check_reference import Outcome
+from verify_contract.findings import Finding, Severity
+from verify_contract.versions import Profile
+
+DEFAULT_MAX_FINDINGS = 1000
+KIND_CLASSES = ("registered", "namespaced", "unregistered")
+
+
+@dataclass(frozen=True)
+class LocatedFinding:
+    path: str
+    line: int | None
+    finding: Finding
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, **self.finding.as_dict()}
+
+
+@dataclass
+class Tally:
+    """Mergeable counts of a run or of one chunk; the findings listing is capped, the counts are not."""
+
+    max_findings: int = DEFAULT_MAX_FINDINGS
+    lines: int = 0
+    valid: int = 0
+    invalid: int = 0
+    blank: int = 0
+    masked: int = 0
+    legacy_used: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    rules: Counter[str] = field(default_factory=Counter)
+    severities: Counter[str] = field(default_factory=Counter)
+    findings: list[LocatedFinding] = field(default_factory=list)
+
+    def add(self, outcome: Outcome, path: str, line: int | None) -> None:
+        self.count(outcome, 1)
+        self.list(outcome, path, line)
+
+    def count(self, outcome: Outcome, times: int) -> None:
+        """Count ``times`` documents with this outcome (their findings are listed with ``list``)."""
+        if outcome.valid:
+            self.valid += times
+            self.masked += outcome.masked * times
+            self.legacy_used += outcome.legacy * times
+            if outcome.kind:
+                self.kinds[outcome.kind] += times
+        else:
+            self.invalid += times
+        for item in outcome.findings:
+            self.rules[item.rule] += times
+            self.severities[item.severity.value] += times
+
+    def list(self, outcome: Outcome, path: str, line: int | None) -> None:
+        for item in outcome.findings:
+            if len(self.findings) >= self.max_findings:
+                return
+            self.findings.append(LocatedFinding(path, line, item))
+
+    def add_clean(self, statuses: bytes) -> None:
+        counts = fastpath.status_counts(statuses)
+        self.blank += counts[fastpath.STATUS_BLANK]
+        for status in fastpath.CLEAN_STATUSES:
+            count = counts[status]
+            if not count:
+                continue
+            masked, legacy, kind = fastpath.clean_facts(status)
+            self.valid += count
+            self.masked += count * masked
+            self.legacy_used += count * legacy
+            if kind:
+                self.kinds[kind] += count
+
+    def merge(self, other: Tally) -> None:
+        self.lines += other.lines
+        self.valid += other.valid
+        self.invalid += other.invalid
+        self.blank += other.blank
+        self.masked += other.masked
+        self.legacy_used += other.legacy_used
+        self.kinds.update(other.kinds)
+        self.rules.update(other.rules)
+        self.severities.update(other.severities)
+        room = self.max_findings - len(self.findings)
+        if room > 0:
+            self.findings.extend(other.findings[:room])
+
+
+@dataclass
+class Report:
+    contract_version: str
+    profile: Profile
+    max_findings: int = DEFAULT_MAX_FINDINGS
+    files: int = 0
+    tally: Tally = field(init=False)
+    input_errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.tally = Tally(self.max_findings)
+
+    # The first version's names, kept for scripts that read them.
+    @property
+    def total(self) -> int:
+        """Documents checked (blank lines excluded)."""
+        return self.tally.valid + self.tally.invalid
+
+    @property
+    def valid(self) -> int:
+        return self.tally.valid
+
+    @property
+    def invalid(self) -> int:
+        return self.tally.invalid
+
+    @property
+    def masked(self) -> int:
+        return self.tally.masked
+
+    @property
+    def blank(self) -> int:
+        return self.tally.blank
+
+    @property
+    def lines(self) -> int:
+        return self.tally.lines
+
+    @property
+    def warnings(self) -> int:
+        return self.tally.severities[Severity.WARNING.value]
+
+    @property
+    def errors(self) -> int:
+        return self.tally.severities[Severity.ERROR.value]
+
+    @property
+    def findings(self) -> list[LocatedFinding]:
+        return self.tally.findings
+
+    @property
+    def findings_total(self) -> int:
+        return sum(self.tally.rules.values())
+
+    def failure_kinds(self) -> dict[str, int]:
+        return {name: self.tally.kinds[name] for name in KIND_CLASSES}
+
+    def legacy_mask(self) -> dict[str, int]:
+        rules = self.tally.rules
+        return {
+            "used": self.tally.legacy_used,
+            "only": rules["legacy-mask-only"],
+            "divergent": rules["legacy-mask-divergent"],
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "contract_version": self.contract_version,
+            "profile": self.profile,
+            "files": self.files,
+            "lines": self.lines,
+            "total": self.total,
+            "valid": self.valid,
+            "invalid": self.invalid,
+            "blank": self.blank,
+            "masked": self.masked,
+            "warnings": self.warnings,
+            "errors": self.errors,
+            "failure_kinds": self.failure_kinds(),
+            "legacy_mask": self.legacy_mask(),
+            "rules": dict(sorted(self.tally.rules.items())),
+            "findings_total": self.findings_total,
+            "findings_shown": len(self.findings),
+            "findings": [f.as_dict() for f in self.findings],
+            "input_errors": list(self.input_errors),
+        }
+
+
+def dumps_report(report: Report) -> str:
+    return json.dumps(report.as_dict(), indent=2, ensure_ascii=False)
