@@ -412,3 +412,130 @@ def mutated_lines(count: int, seed: int = 20261129) -> list[bytes]:
                 line[pos:pos] = line[start : start + rng.randrange(1, 40)]
         out.append(bytes(line).replace(b"\n", b" "))
     return out
+
+
+# Lines generated from a resolved contract model: every declared field x values of each wrong JSON type,
+# of each allowed type, and at both sides of the boundary of each constraint it has, inside a valid
+# document of the profile (and without each required member). A field added to the schema is exercised
+# here without anyone writing a line for it.
+
+_ANY_TYPE = {
+    "null": [None],
+    "boolean": [True, False],
+    "integer": [0, 7, -3],
+    "number": [0.5, -2.25, 1e300],
+    "string": ["", "x", "Mixed Case", "a:b", "é"],
+    "array": [[], [1, "a", None], [{"k": []}]],
+    "object": [{}, {"k": 1}],
+}
+
+
+def _valid_value(field: Any, children: dict[str, list[Any]], profile: str) -> Any:
+    """A value of the field's first allowed type, with the members the profile requires."""
+    kind = field.types[0]
+    if kind == "object":
+        return {
+            c.name: _valid_value(c, children, profile)
+            for c in children.get(field.pointer, [])
+            if profile in c.required_in
+        }
+    constraints = field.constraints
+    if kind in ("number", "integer"):
+        low = constraints.get("minimum", constraints.get("exclusiveMinimum", 0))
+        return low + 1 if "exclusiveMinimum" in constraints else low
+    if kind == "string" and field.enum_definition is None and "pattern" in constraints:
+        return next((s for s in _pattern_candidates() if _matches(constraints["pattern"], s)), "")
+    return {"null": None, "boolean": False, "array": [], "string": ""}.get(kind)
+
+
+def _pattern_candidates() -> list[str]:
+    return ["abc", "a", "abc_def", "srv:kind", "", "Abc", "1abc", "abc:", "a b", "abc\n", "é", "x" * 40]
+
+
+def _matches(pattern: str, value: str) -> bool:
+    import regress
+
+    return regress.Regex(pattern).find(value) is not None
+
+
+def _boundary_values(field: Any, registered: list[str]) -> list[Any]:
+    """Values at and across each constraint of the field."""
+    constraints = field.constraints
+    values: list[Any] = []
+    for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        if key in constraints:
+            edge = constraints[key]
+            values += [edge, edge - 1, edge + 1, edge - 0.5, edge + 0.5, float(edge)]
+    if "multipleOf" in constraints:
+        step = constraints["multipleOf"]
+        values += [step, step * 3, step * 1.5]
+    for key in ("maxLength", "minLength"):
+        if key in constraints:
+            size = constraints[key]
+            values += ["a" * size, "a" * max(size - 1, 0), "a" * (size + 1), "é" * size, "é" * (size + 1)]
+    if "pattern" in constraints:
+        values += _pattern_candidates() + registered[:3] + [k + "x" for k in registered[:1]]
+    if "enum" in constraints:
+        values += [*constraints["enum"], "not-a-member"]
+    if "const" in constraints:
+        values += [constraints["const"], "not-the-const"]
+    for key in ("maxItems", "minItems"):
+        if key in constraints:
+            size = constraints[key]
+            values += [[0] * size, [0] * max(size - 1, 0), [0] * (size + 1)]
+    if "items" in constraints:
+        values += [[], ["s"], [1], [None], ["s", 2], [[]], [{}]]
+    return values
+
+
+def model_lines(model: Any, profile: str) -> list[bytes]:
+    """Lines for one profile of one version's model (``verify_contract.contract.ContractModel``)."""
+    fields = model.fields_of(profile)
+    children: dict[str, list[Any]] = {}
+    for field in fields:
+        children.setdefault(field.parent, []).append(field)
+    root = [f for f in fields if not f.parent]
+    base = {f.name: _valid_value(f, children, profile) for f in root if profile in f.required_in}
+    kinds = model.failure_kinds
+    registered = [k["id"] for k in kinds["registered"]] if kinds else []
+
+    def placed(path: tuple[str, ...], value: Any) -> dict[str, Any]:
+        document = json.loads(json.dumps(base))
+        container = document
+        for part in path[:-1]:
+            if not isinstance(container.get(part), dict):
+                container[part] = {}
+            container = container[part]
+        if value is _DROP:
+            container.pop(path[-1], None)
+        else:
+            container[path[-1]] = value
+        return document
+
+    lines = [_dump(base), _dump({**base, "extra_member": {"free": [1, 2]}})]
+    for field in fields:
+        values: list[Any] = [_DROP]
+        for kind, samples in _ANY_TYPE.items():
+            values += samples if kind in field.types else samples[:1]
+        values += _boundary_values(field, registered)
+        if "object" in field.types:
+            nested = {c.name: _valid_value(c, children, profile) for c in children.get(field.pointer, [])}
+            values += [nested, {**nested, "undeclared": 1}]
+        for value in values:
+            lines.append(_dump(placed(field.path, value)))
+    for name in base:
+        lines.append(_dump({k: v for k, v in base.items() if k != name}))
+    # every pair of role values together (the semantic rules read them jointly)
+    for role in ("mask", "legacy_mask"):
+        field = model.role(role)
+        if field is not None:
+            lines += [_dump(placed(field.path, value)) for value in (True, False)]
+    mask, legacy = model.role("mask"), model.role("legacy_mask")
+    if mask is not None and legacy is not None:
+        for top in (True, False, _DROP):
+            for old in (True, False):
+                document = placed(legacy.path, old)
+                if top is not _DROP:
+                    document[mask.path[0]] = top
+                lines.append(_dump(document))
+    return list(dict.fromkeys(lines))

@@ -6,22 +6,26 @@ random mutations of valid lines; it runs at every contract version and in both p
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 import pytest
 
 from verify_contract import check, check_compose, check_lines, fastpath
 from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
-from verify_contract.contract import contract_model
+from verify_contract.contract import ContractModel, contract_model, model_from_data
 from verify_contract.jsonio import parse_json
-from verify_contract.versions import CONTRACT_VERSIONS, PROFILES, Profile
+from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
 
-from corpus_lines import kind_lines, mutated_lines
+from corpus_lines import kind_lines, model_lines, mutated_lines
 
 LINES = kind_lines() + mutated_lines(4000)
 CORPUS = b"\n".join(LINES) + b"\n"
+LATEST = LATEST_VERSION
 COMBOS = list(itertools.product(CONTRACT_VERSIONS, PROFILES))
 
 
@@ -124,3 +128,135 @@ def _typed(value: object) -> object:
     if isinstance(value, list):
         return ("array", [_typed(v) for v in value])
     return (type(value).__name__, value)
+
+
+@pytest.mark.parametrize(("version", "profile"), COMBOS)
+def test_model_corpus_same_as_reference(version: str, profile: Profile) -> None:
+    """Lines generated from the version's resolved model: a field nobody wrote a line for is exercised."""
+    lines = model_lines(contract_model(version), profile)
+    data = b"\n".join(lines) + b"\n"
+    statuses, _ = fastpath.scan(data, version, profile)
+    for status, line in zip(statuses, lines, strict=True):
+        if status in fastpath.CLEAN_STATUSES:
+            expected = reference_outcome(line, version, profile)
+            assert expected.valid and not expected.findings, line
+            assert (expected.masked, expected.legacy, expected.kind) == fastpath.clean_facts(status), line
+    options = CheckOptions(version, profile, max_findings=10**6)
+    check.clear_caches()
+    fast = check_chunk(data, 1, "model", options)
+    slow = check_chunk(data, 1, "model", CheckOptions(version, profile, max_findings=10**6, fast=False))
+    assert fast == slow
+    assert fast.invalid > len(contract_model(version).fields_of(profile))  # every field has violations
+    assert sum(statuses.count(s) for s in fastpath.CLEAN_STATUSES) > 0
+
+
+# The pre-check's property: where the model holds a construct it cannot prove, the line goes to the
+# reference (or the whole version does), never "clean". Synthetic models: the latest one with one
+# field's schema (or the document's) changed.
+CONSTRAINTS = [
+    {"minimum": 1},
+    {"maximum": 0},
+    {"exclusiveMinimum": 0},
+    {"multipleOf": 2},
+    {"maxLength": 0},
+    {"minLength": 50},
+    {"pattern": "^z$"},
+    {"pattern": "^[a-z]+$"},  # not the failure-kind grammar the C code implements
+    {"enum": ["nothing"]},
+    {"const": "nothing"},
+    {"format": "email"},
+    {"not": {}},
+    {"x-future-keyword": True},
+    {"additionalProperties": False},
+    {"minProperties": 9},
+    {"items": {"type": "string"}},
+]
+
+
+def _synthetic(change: Callable[[dict[str, Any]], None]) -> ContractModel:
+    data = copy.deepcopy(contract_model(LATEST).raw)
+    change(data)
+    return model_from_data(data)
+
+
+def _scan(model: ContractModel, profile: Profile, lines: list[bytes]) -> bytes:
+    table = fastpath.build_field_table(model, profile)
+    statuses, _ = fastpath.scan_with(b"\n".join(lines) + b"\n", table, fastpath.kinds_table(model))
+    return statuses
+
+
+@pytest.mark.parametrize("constraints", CONSTRAINTS, ids=lambda c: next(iter(c)))
+@pytest.mark.parametrize("pointer", ["/failure_reason", "/failure_kind", "/instance_config", "/reward"])
+def test_unknown_constraints_go_to_the_reference(pointer: str, constraints: dict[str, Any]) -> None:
+    def change(data: dict[str, Any]) -> None:
+        field = next(f for f in data["fields"] if f["pointer"] == pointer)
+        field["constraints"] = dict(constraints)
+
+    model = _synthetic(change)
+    lines = {
+        "/failure_reason": [b'{"reward": 1, "failure_reason": "anything"}', b'{"reward": 1, "failure_reason": null}'],
+        "/failure_kind": [b'{"reward": 1, "failure_kind": "agent_timeout"}', b'{"reward": 1, "failure_kind": "a:b"}'],
+        "/instance_config": [b'{"reward": 1, "instance_config": {}}', b'{"reward": 1, "instance_config": null}'],
+        "/reward": [b'{"reward": 1}', b'{"reward": 0.5}'],
+    }[pointer]
+    plain = _scan(contract_model(LATEST), "core", lines)
+    assert all(s in fastpath.CLEAN_STATUSES for s in plain)  # clean without the constraint...
+    statuses = _scan(model, "core", lines)
+    assert all(s == fastpath.STATUS_CONTRACT for s in statuses), (constraints, statuses)  # ...not with it
+    # and check, reading the same model, hands them to the composition or the reference: covered by the
+    # change drill (tests/test_change_drill.py), which adds constrained fields to a real schema.
+
+
+def test_a_new_field_of_unknown_type_declines_the_version() -> None:
+    def change(data: dict[str, Any]) -> None:
+        next(f for f in data["fields"] if f["pointer"] == "/failure_reason")["types"] = ["string", "decimal"]
+
+    with pytest.raises(fastpath.Unsupported):
+        fastpath.build_field_table(_synthetic(change), "core")
+
+
+def test_a_constrained_document_declines_the_version() -> None:
+    for constraints in ({"minProperties": 2}, {"dependentRequired": {"a": ["b"]}}):
+
+        def change(data: dict[str, Any], constraints: dict[str, Any] = constraints) -> None:
+            data["definitions"]["VerifyResponse"]["constraints"] = constraints
+
+        with pytest.raises(fastpath.Unsupported):
+            fastpath.build_field_table(_synthetic(change), "core")
+
+    def closed(data: dict[str, Any]) -> None:
+        data["definitions"]["GymVerifyResponse"]["additional_properties"] = False
+
+    with pytest.raises(fastpath.Unsupported):
+        fastpath.build_field_table(_synthetic(closed), "gym")
+
+
+def test_a_member_below_an_undeclared_parent_declines_the_version() -> None:
+    def change(data: dict[str, Any]) -> None:
+        field = copy.deepcopy(next(f for f in data["fields"] if f["pointer"] == "/failure_reason"))
+        field.update(pointer="/nowhere/leaf", path=["nowhere", "leaf"], name="leaf", parent="/nowhere")
+        data["fields"].append(field)
+
+    with pytest.raises(fastpath.Unsupported):
+        fastpath.build_field_table(_synthetic(change), "core")
+
+
+def test_new_fields_are_judged_by_the_table() -> None:
+    """A field the C code has never heard of: its type is enforced, required members are required."""
+
+    def change(data: dict[str, Any]) -> None:
+        field = copy.deepcopy(next(f for f in data["fields"] if f["pointer"] == "/mask_sample"))
+        field.update(
+            pointer="/retryable", path=["retryable"], name="retryable", required_in=[], profiles=["core", "gym"]
+        )
+        data["fields"].append(field)
+        required = copy.deepcopy(field)
+        required.update(pointer="/run_id", path=["run_id"], name="run_id", types=["string"], required_in=["gym"])
+        data["fields"].append(required)
+
+    model = _synthetic(change)
+    core = _scan(model, "core", [b'{"reward": 1, "retryable": true}', b'{"reward": 1, "retryable": "yes"}'])
+    assert core[0] in fastpath.CLEAN_STATUSES and core[1] == fastpath.STATUS_CONTRACT
+    gym_line = b'{"reward": 1, "responses_create_params": {}, "response": {"output": []}%s}'
+    gym = _scan(model, "gym", [gym_line % b', "run_id": "r1"', gym_line % b"", gym_line % b', "run_id": 5'])
+    assert gym[0] in fastpath.CLEAN_STATUSES and gym[1] == gym[2] == fastpath.STATUS_CONTRACT
