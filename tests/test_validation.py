@@ -67,3 +67,15 @@ def test_never_fetches_remote_references() -> None:
 
 def test_rule_ids_are_kebab_case() -> None:
     assert all(rule.replace("-", "").isalnum() and rule == rule.lower() for rule in RULES)
+
+
+def test_one_finding_type_for_the_registry_lint() -> None:
+    from verify_contract.findings import Finding, Severity
+    from verify_contract.registry import LINT_RULE, lint_findings, parse_registry
+
+    text = "file_format: failure-kind-registry/1\nkinds:\n  - id: ok_kind\n    domain: ok\n  - id: Bad\n"
+    found = lint_findings(parse_registry(text, [LATEST_VERSION]))
+    assert found and all(isinstance(f, Finding) and f.severity is Severity.ERROR for f in found)
+    assert {f.rule for f in found} == {LINT_RULE} and {f.file for f in found} == {"failure_kinds.yaml"}
+    assert any(f.pointer == "/kinds/0" and "brief" in f.message for f in found)
+    assert found[0].as_dict()["file"] == "failure_kinds.yaml" and found[0].id == LINT_RULE

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from verify_contract.findings import Finding, Severity
 from verify_contract.versions import version_key
 
 FILE_FORMAT = "failure-kind-registry/1"
@@ -18,6 +19,8 @@ STABILITIES = ("development", "stable")
 DEPRECATION_REASONS = ("renamed", "obsoleted")
 KIND_KEYS = {"id", "domain", "brief", "stability", "added_in", "deprecated"}
 FILE = "failure_kinds.yaml"
+LINT_RULE = "registry-lint"
+"""The rule id of a registry-file problem as a ``Finding`` (the file's own rules, listed above)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,12 @@ class RegistryData:
     where: str
     kinds: list[Kind]
     problems: list[str]
-    """Lint findings of the file's own rules (empty for a well-formed registry)."""
+    """Lint findings of the file's own rules, as text (empty for a well-formed registry)."""
+
+    @property
+    def findings(self) -> list[Finding]:
+        """The parse's problems as findings (``lint_findings`` adds the broken renames)."""
+        return [_lint_finding(self.where, problem, self.kinds) for problem in self.problems]
 
     def at(self, version: str | None) -> dict[str, Kind]:
         """The kinds a contract version knows, by id (the first of duplicate ids wins)."""
@@ -158,3 +166,18 @@ def lint_registry(data: RegistryData) -> list[str]:
         if kind.deprecated is not None and kind.deprecated.get("reason") == "renamed"
     ]
     return [*data.problems, *(problem for problem in renames if problem is not None)]
+
+
+def _lint_finding(where: str, problem: str, kinds: list[Kind] | None = None) -> Finding:
+    """A problem as a finding; one about a kind points at the kind's entry (``/kinds/<index>``)."""
+    pointer = ""
+    for kind in kinds or []:
+        if problem.startswith((f"kind {kind.id}:", f"`{kind.id}`")):
+            pointer = kind.pointer
+            break
+    return Finding(LINT_RULE, Severity.ERROR, problem, pointer, where)
+
+
+def lint_findings(data: RegistryData) -> list[Finding]:
+    """``lint_registry`` as ``Finding``s (rule ``registry-lint``, severity error, file: the registry)."""
+    return [_lint_finding(data.where, problem, data.kinds) for problem in lint_registry(data)]
