@@ -76,6 +76,7 @@ typedef struct {
     uint8_t role;
     uint8_t required; /* the profile requires the member whenever its parent is an object */
     uint16_t types;   /* allowed types: bit (1 << T_x) */
+    uint64_t head;    /* the name's first 8 bytes, zero-padded */
     uint8_t has_members;
     uint32_t len;
     const uint8_t *name;
@@ -86,7 +87,16 @@ typedef struct {
     int sem;
     uint8_t mask, legacy, kind; /* the numbers of the role fields, 0 when absent */
     FieldSpec field[F_COUNT];   /* field[1..count] */
-    uint64_t lens[F_COUNT];     /* per node (0: the document): bit n set when a member's name has n bytes */
+    /* Name look-up per node (0: the document): the first member whose name has n bytes (names are at most 255 bytes; a longer one lands in the bucket of its length mod 256 and fails the length compare),
+     * then the next member of the same node and length; 0 ends the chain. Most names need one compare. */
+    uint8_t first[F_COUNT][256];
+    uint8_t next[F_COUNT];
+    /* The types a present value may have for its line to be clean, from the field's types and class. */
+    uint16_t clean[F_COUNT];
+    uint8_t required[F_COUNT];
+    /* How many fields the profile requires. A line is clean only if it holds them all, so a required
+     * member under a parent that is not an object makes the line ask the reference: conservative. */
+    int required_count;
 } Table;
 
 static Table table;
@@ -108,6 +118,8 @@ typedef struct {
     const uint8_t *start[F_COUNT];
     const uint8_t *stop[F_COUNT];
     int wide_int; /* an integer beyond 18 digits: orjson and json would not agree on it */
+    unsigned unclean; /* a field holds a type or a value the table does not let through as clean */
+    int required_seen;
     /* the event of SCAN_NAN / SCAN_DUP: the token or the raw member name */
     const uint8_t *event;
     size_t event_len;
@@ -346,12 +358,16 @@ HOT int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n) {
 }
 
 /* The table field named k among the members of node, or F_NONE. */
-HOT int key_field(uint8_t node, const uint8_t *k, uint32_t n) {
-    uint64_t bit = n < 63 ? 1ULL << n : 1ULL << 63;
-    if (!(table.lens[node] & bit)) return F_NONE; /* most names: no member has their length */
-    for (int i = 1; i <= table.count; i++) {
+HOT int key_field(uint8_t node, const uint8_t *k, uint32_t n, uint64_t head) {
+    for (uint8_t i = table.first[node][n & 255]; i; i = table.next[i]) {
         const FieldSpec *spec = &table.field[i];
-        if (spec->parent == node && spec->len == n && same_bytes(spec->name, k, n)) return i;
+        if (spec->len != n || spec->head != head) continue;
+        if (n <= 8) return i;
+        /* the last 8 bytes in one compare (overlapping the head), then any middle */
+        uint64_t x, y;
+        memcpy(&x, spec->name + n - 8, 8);
+        memcpy(&y, k + n - 8, 8);
+        if (x == y && (n <= 16 || same_bytes(spec->name + 8, k + 8, n - 16))) return i;
     }
     return F_NONE;
 }
@@ -387,15 +403,16 @@ key:
         if (esc) return SCAN_UNSURE; /* "a" and "\u0061" are the same name: leave escaped names to the reference */
         uint32_t n = (uint32_t)(p - 1 - k);
         if (fr->nkeys >= MAX_OBJECT_KEYS || key_top >= KEY_STACK) return SCAN_UNSURE;
+        /* the name's first 8 bytes (fewer, zero-padded): the duplicate filter's hash and the field look-up */
+        uint64_t head = 0;
+        if (end - k >= 8) {
+            memcpy(&head, k, 8);
+            if (n < 8) head &= (1ULL << (8 * n)) - 1;
+        } else {
+            for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)k[i] << (8 * i);
+        }
         if (!fr->dup) {
             /* json's object_pairs_hook reports the first name that repeats an earlier one */
-            uint64_t head = 0;
-            if (end - k >= 8) {
-                memcpy(&head, k, 8);
-                if (n < 8) head &= (1ULL << (8 * n)) - 1;
-            } else {
-                for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)k[i] << (8 * i);
-            }
             uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
             for (uint32_t i = (fr->seen & bit) ? fr->key_base : key_top; i < key_top; i++) {
                 if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
@@ -410,7 +427,7 @@ key:
             key_top++;
             fr->nkeys++;
         }
-        fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(fr->node, k, n) : F_NONE;
+        fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(fr->node, k, n, head) : F_NONE;
         p = skip_ws(p, end);
         if (p >= end || *p != ':') return SCAN_UNSURE;
         p = skip_ws(p + 1, end);
@@ -432,7 +449,10 @@ value:
             if (depth >= MAX_DEPTH) return SCAN_UNSURE;
             uint8_t node = c == '{' && field && table.field[field].has_members ? field : NODE_NONE;
             if (field) {
-                f->type[field] = c == '{' ? T_OBJ : T_ARR;
+                uint8_t container = c == '{' ? T_OBJ : T_ARR;
+                f->type[field] = container;
+                f->unclean |= ~((unsigned)table.clean[field] >> container) & 1;
+                f->required_seen += table.required[field];
                 f->start[field] = p;
             }
             depth++;
@@ -489,6 +509,8 @@ value:
         }
         if (field) {
             f->type[field] = type;
+            f->unclean |= ~((unsigned)table.clean[field] >> type) & 1;
+            f->required_seen += table.required[field];
             f->start[field] = s;
             f->stop[field] = p;
         }
@@ -644,32 +666,20 @@ static void contract_key(const Fields *f, KeyBuf *k) {
     }
 }
 
-static int is_bool_or_none(uint8_t type) { return type == T_NONE || type == T_TRUE || type == T_FALSE; }
+#define BOOL_OR_NONE ((1u << T_NONE) | (1u << T_TRUE) | (1u << T_FALSE))
 
 static int classify(const Fields *f, const Kinds *kinds) {
     const uint8_t *t = f->type;
-    int ok = 1;
-    for (int i = 1; i <= table.count && ok; i++) {
-        const FieldSpec *spec = &table.field[i];
-        uint8_t type = t[i];
-        if (spec->parent && t[spec->parent] != T_OBJ) continue; /* no object holds it: nothing to judge */
-        if (type == T_NONE) {
-            ok = !spec->required;
-            continue;
-        }
-        ok = (spec->types & (1u << type)) && spec->cls != CLASS_UNSURE;
-    }
-    if (!ok) return STATUS_CONTRACT;
-    uint8_t top = table.mask ? t[table.mask] : T_NONE;
-    uint8_t legacy = table.legacy ? t[table.legacy] : T_NONE;
+    if (f->unclean || f->required_seen != table.required_count) return STATUS_CONTRACT;
+    uint8_t top = t[table.mask], legacy = t[table.legacy]; /* t[0], "no field", is always T_NONE */
     /* effective_mask() raises on a non-boolean mask at any version; leave those to the reference */
-    if (!is_bool_or_none(top) || !is_bool_or_none(legacy)) return STATUS_CONTRACT;
+    if (!((BOOL_OR_NONE >> top) & (BOOL_OR_NONE >> legacy) & 1)) return STATUS_CONTRACT;
     int legacy_used = 0, kind = 0;
     if ((table.sem & SEM_LEGACY) && legacy != T_NONE) {
         legacy_used = 1;
         if (top != legacy) return STATUS_CONTRACT; /* legacy-mask-only or legacy-mask-divergent */
     }
-    if (table.kind && t[table.kind] == T_STR) {
+    if (t[table.kind] == T_STR) {
         kind = kind_class(f, table.kind, kinds);
         if (!kind) return STATUS_CONTRACT; /* malformed, unregistered or deprecated */
     }
@@ -698,9 +708,16 @@ static int load_table(const uint8_t *b, size_t len) {
         at += 7;
         if (at + spec->len > len || spec->parent >= i || spec->cls > CLASS_UNSURE || spec->role > ROLE_KIND) return 0;
         spec->name = b + at;
+        for (uint32_t j = 0; j < spec->len && j < 8; j++) spec->head |= (uint64_t)spec->name[j] << (8 * j);
         at += spec->len;
+        table.clean[i] = spec->cls == CLASS_UNSURE ? 0 : spec->types;
+        table.required[i] = spec->required ? 1 : 0;
+        table.required_count += table.required[i];
         table.field[spec->parent].has_members = 1;
-        table.lens[spec->parent] |= spec->len < 63 ? 1ULL << spec->len : 1ULL << 63;
+        /* appended at the chain's end, so the first declared of two equal names is found */
+        uint8_t *link = &table.first[spec->parent][spec->len];
+        while (*link) link = &table.next[*link];
+        *link = (uint8_t)i;
         if (spec->role == ROLE_MASK) table.mask = (uint8_t)i;
         if (spec->role == ROLE_LEGACY_MASK) table.legacy = (uint8_t)i;
         if (spec->role == ROLE_KIND) table.kind = (uint8_t)i;
@@ -752,8 +769,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         const uint8_t *eol = NULL;
         int status = STATUS_TEXT, keyed = 0;
         if (p < end && *p == '{') {
-            memset(f.type, 0, sizeof f.type);
+            if (table.count < 16) memset(f.type, 0, 16); /* a constant size: inlined */
+            else memset(f.type, 0, (size_t)table.count + 1);
             f.wide_int = 0;
+            f.unclean = 0;
+            f.required_seen = 0;
             int result = scan_document(p, end, &f, &eol);
             if (result == SCAN_OK) {
                 status = classify(&f, &kind_table);
