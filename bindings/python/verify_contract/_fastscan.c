@@ -76,7 +76,6 @@ typedef struct {
     uint8_t role;
     uint8_t required; /* the profile requires the member whenever its parent is an object */
     uint16_t types;   /* allowed types: bit (1 << T_x) */
-    uint64_t head;    /* the name's first 8 bytes, zero-padded */
     uint8_t has_members;
     uint32_t len;
     const uint8_t *name;
@@ -91,6 +90,9 @@ typedef struct {
      * then the next member of the same node and length; 0 ends the chain. Most names need one compare. */
     uint8_t first[F_COUNT][256];
     uint8_t next[F_COUNT];
+    uint64_t head[F_COUNT]; /* each name's first 8 bytes, zero-padded */
+    uint64_t tail[F_COUNT]; /* and its last 8 (names of 8 bytes or more) */
+    uint32_t len[F_COUNT];
     /* The types a present value may have for its line to be clean, from the field's types and class. */
     uint16_t clean[F_COUNT];
     uint8_t required[F_COUNT];
@@ -360,14 +362,11 @@ HOT int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n) {
 /* The table field named k among the members of node, or F_NONE. */
 HOT int key_field(uint8_t node, const uint8_t *k, uint32_t n, uint64_t head) {
     for (uint8_t i = table.first[node][n & 255]; i; i = table.next[i]) {
-        const FieldSpec *spec = &table.field[i];
-        if (spec->len != n || spec->head != head) continue;
+        if (table.head[i] != head || table.len[i] != n) continue;
         if (n <= 8) return i;
-        /* the last 8 bytes in one compare (overlapping the head), then any middle */
-        uint64_t x, y;
-        memcpy(&x, spec->name + n - 8, 8);
-        memcpy(&y, k + n - 8, 8);
-        if (x == y && (n <= 16 || same_bytes(spec->name + 8, k + 8, n - 16))) return i;
+        uint64_t tail; /* the last 8 bytes in one compare (overlapping the head), then any middle */
+        memcpy(&tail, k + n - 8, 8);
+        if (table.tail[i] == tail && (n <= 16 || same_bytes(table.field[i].name + 8, k + 8, n - 16))) return i;
     }
     return F_NONE;
 }
@@ -662,7 +661,11 @@ static void contract_key(const Fields *f, KeyBuf *k) {
     for (int i = 1; i <= table.count; i++) {
         const FieldSpec *spec = &table.field[i];
         uint8_t type = f->type[i];
-        key_put(k, f, i, spec->cls != CLASS_PLAIN || spec->role != ROLE_NONE || !(spec->types & (1u << type)));
+        int with_raw = spec->cls != CLASS_PLAIN || spec->role != ROLE_NONE || !(spec->types & (1u << type));
+        size_t at = k->len;
+        key_put(k, f, i, with_raw);
+        /* a field allowing every number: an integer and a fraction are the same to every rule */
+        if (!with_raw && type == T_INT && (spec->types & (1u << T_NUM)) && at < k->len) k->buf[at] = T_NUM;
     }
 }
 
@@ -708,7 +711,9 @@ static int load_table(const uint8_t *b, size_t len) {
         at += 7;
         if (at + spec->len > len || spec->parent >= i || spec->cls > CLASS_UNSURE || spec->role > ROLE_KIND) return 0;
         spec->name = b + at;
-        for (uint32_t j = 0; j < spec->len && j < 8; j++) spec->head |= (uint64_t)spec->name[j] << (8 * j);
+        for (uint32_t j = 0; j < spec->len && j < 8; j++) table.head[i] |= (uint64_t)spec->name[j] << (8 * j);
+        if (spec->len >= 8) memcpy(&table.tail[i], spec->name + spec->len - 8, 8);
+        table.len[i] = spec->len;
         at += spec->len;
         table.clean[i] = spec->cls == CLASS_UNSURE ? 0 : spec->types;
         table.required[i] = spec->required ? 1 : 0;

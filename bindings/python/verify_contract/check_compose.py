@@ -25,7 +25,7 @@ from verify_contract import validation
 from verify_contract.check_reference import Outcome, document_outcome, facts, reference_outcome
 from verify_contract.contract import ContractModel, Field, contract_model
 from verify_contract.findings import Finding
-from verify_contract.validation import SEMANTIC_ROLES, type_allowed, value_at
+from verify_contract.validation import SEMANTIC_ROLES, value_at
 from verify_contract.versions import Profile
 
 _CANONICAL: dict[type, Any] = {type(None): None, bool: False, str: "", int: 0, float: 0, list: []}
@@ -43,6 +43,20 @@ class Plan:
     required: frozenset[str]
     role_paths: tuple[tuple[str, ...], ...]
     """Where the fields the semantic rules read live."""
+    judged_by_type: dict[str, frozenset[type]]
+    """Per field without constraints: the Python types of values its type alone judges (a float where only
+    integers are allowed is not among them: such a value is kept whole, which is exact, just shared less)."""
+
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "null": (type(None),),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+    "number": (int, float),
+    "integer": (int,),
+    "string": (str,),
+}
 
 
 def _minimal(field: Field, children: dict[str, tuple[Field, ...]], profile: str) -> Any:
@@ -74,7 +88,10 @@ def _build_plan(model: ContractModel, profile: Profile) -> Plan | None:
         return None  # a required member with constraints: no known valid value to compose around
     roles = tuple(model.roles[role] for role in SEMANTIC_ROLES if role in model.roles)
     role_paths = tuple(f.path for f in fields if f.pointer in roles)
-    return Plan(members, children, base, frozenset(base), role_paths)
+    judged = {
+        f.pointer: frozenset(t for name in f.types for t in _PYTHON_TYPES[name]) for f in fields if not f.constraints
+    }
+    return Plan(members, children, base, frozenset(base), role_paths, judged)
 
 
 @cache
@@ -83,17 +100,18 @@ def plan(version: str, profile: Profile) -> Plan | None:
     return _build_plan(contract_model(version), profile)
 
 
-def _shape(field: Field, value: Any, children: dict[str, tuple[Field, ...]]) -> Any:
+def _shape(field: Field, value: Any, layout: Plan) -> Any:
     """The part of a member's value its schema findings can depend on."""
-    if field.constraints or not type_allowed(value, field.types):
-        return value
-    if isinstance(value, dict):
+    kind = type(value)
+    if kind not in layout.judged_by_type.get(field.pointer, ()):
+        return value  # constrained, or a type the schema refuses (the message quotes the value)
+    if kind is dict:
         return {
-            child.name: _shape(child, value[child.name], children)
-            for child in children.get(field.pointer, ())
+            child.name: _shape(child, value[child.name], layout)
+            for child in layout.children.get(field.pointer, ())
             if child.name in value
         }
-    return _CANONICAL[type(value)]
+    return _CANONICAL[kind]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -133,7 +151,7 @@ def _findings_of(version: str, profile: Profile, layout: Plan, field: Field, val
         if template is not None:
             first, head, tail = template
             return (Finding(first.rule, first.severity, head + repr(value) + tail, first.pointer),)
-    shape = _shape(field, value, layout.children)
+    shape = _shape(field, value, layout)
     return _member_findings(version, profile, field.name, orjson.dumps(shape))
 
 
