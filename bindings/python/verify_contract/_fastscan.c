@@ -116,15 +116,16 @@ typedef struct {
 } Frame;
 
 typedef struct {
-    uint8_t type[F_COUNT];
-    const uint8_t *start[F_COUNT];
-    const uint8_t *stop[F_COUNT];
+    /* what every line touches first, in one cache line */
     int wide_int; /* an integer beyond 18 digits: orjson and json would not agree on it */
     unsigned unclean; /* a field holds a type or a value the table does not let through as clean */
     int required_seen;
+    uint8_t type[F_COUNT];
     /* the event of SCAN_NAN / SCAN_DUP: the token or the raw member name */
     const uint8_t *event;
     size_t event_len;
+    const uint8_t *start[F_COUNT];
+    const uint8_t *stop[F_COUNT];
 } Fields;
 
 static Key keys[KEY_STACK];
