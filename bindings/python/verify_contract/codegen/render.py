@@ -1,0 +1,206 @@
+"""Render templates over the resolved model: the one generator behind ``verify-contract generate`` and
+the repository's ``python -m generators``.
+
+A target is a folder of Jinja2 templates (``templates/<target>/``, shipped in the package; or the
+downstream's own folder with ``--templates``). Every ``*.j2`` file not starting with ``_`` renders to one
+output file named after the template without ``.j2``; ``{name}`` and ``{package}`` in a template's name
+take the parameters. Files starting with ``_`` are macros to import. Each output starts with the header
+(verify_contract.codegen.header), so no template can forget it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from verify_contract.codegen import view as views
+from verify_contract.codegen.header import GeneratedHeader, header_lines
+from verify_contract.contract import contract_model
+
+TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
+# The built-in targets, and whether each describes one profile (else: the version's registry only).
+TARGETS: dict[str, bool] = {
+    "python-pydantic": True,
+    "python-typeddict": True,
+    "python-dataclass": True,
+    "typescript": True,
+    "go": True,
+    "rust": True,
+    "jsonschema": True,
+    "constants": False,
+}
+CONSTANTS_LANGUAGES = ("python", "typescript", "go", "rust")
+DEFAULT_PARAMS: dict[str, str] = {"name": "verify_response", "package": "verifyresponse", "lang": "python"}
+_COMMENT_PREFIX = {".py": "#", ".pyi": "#", ".ts": "//", ".go": "//", ".rs": "//", ".yaml": "#", ".toml": "#"}
+
+
+class GenerateError(ValueError):
+    """Bad target, parameters or templates: a usage error, reported without a traceback."""
+
+
+@dataclass(frozen=True)
+class Request:
+    target: str
+    version: str
+    profile: str
+    params: Mapping[str, str] = field(default_factory=dict)
+    templates: Path | None = None
+    """A folder of the downstream's own templates (replaces the built-in target's folder)."""
+
+
+def _py_regex(pattern: str) -> str:
+    """An ECMA-262 pattern for Python's ``re``: ``$`` outside a class matches only at the very end
+    (Python's ``$`` also matches before a final newline, which would accept ``"abc\\n"``)."""
+    out: list[str] = []
+    in_class = escaped = False
+    for char in pattern:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        elif char == "[":
+            in_class = True
+            out.append(char)
+        elif char == "]":
+            in_class = False
+            out.append(char)
+        elif char == "$" and not in_class:
+            out.append(r"\Z")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _py_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The decoding spec with every ``pattern`` in Python's dialect (see ``_py_regex``)."""
+
+    def convert(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (_py_regex(v) if k == "pattern" and isinstance(v, str) else convert(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [convert(item) for item in node]
+        return node
+
+    converted: dict[str, Any] = convert(spec)
+    return converted
+
+
+def _py_literal(value: Any) -> str:
+    """A JSON value as a Python literal (``true`` -> ``True``)."""
+    return repr(value)
+
+
+def _comment_lines(text: str, prefix: str, width: int = 96) -> str:
+    """``text`` wrapped into comment lines (``prefix`` includes indentation and the comment marker)."""
+    words = " ".join((text or "").split()).split(" ")
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return "\n".join(f"{prefix} {item}".rstrip() for item in lines)
+
+
+def _environment(folders: list[Path]) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(f) for f in folders]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        pascal=views.pascal,
+        camel=views.camel,
+        snake=views.snake,
+        screaming=views.screaming,
+        py_ident=views.py_ident,
+        py_literal=_py_literal,
+        py_regex=_py_regex,
+        py_spec=_py_spec,
+        json=lambda value: json.dumps(value, ensure_ascii=False),
+        json_pretty=lambda value: json.dumps(value, indent=2, ensure_ascii=False),
+        comment=_comment_lines,
+    )
+    return env
+
+
+def _header(text: str, filename: str, header: GeneratedHeader) -> str:
+    lines = header_lines(header)
+    if filename.endswith(".json"):
+        document = json.loads(text)
+        if not isinstance(document, dict):
+            raise GenerateError(f"{filename}: a generated JSON file must be an object (its header is $comment)")
+        return json.dumps({"$comment": "  ".join(lines), **document}, indent=2, ensure_ascii=False) + "\n"
+    prefix = _COMMENT_PREFIX.get(Path(filename).suffix, "#")
+    return "".join(f"{prefix} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
+
+
+def _params(request: Request) -> dict[str, str]:
+    params = {**DEFAULT_PARAMS, **{k: v for k, v in request.params.items() if v is not None}}
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", params["name"]):
+        raise GenerateError(f"--name {params['name']!r} is not an identifier (it names a module or file)")
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", params["package"]):
+        raise GenerateError(f"--package {params['package']!r} is not a lower-case identifier")
+    if params["lang"] not in CONSTANTS_LANGUAGES:
+        raise GenerateError(f"--lang must be one of {', '.join(CONSTANTS_LANGUAGES)}, not {params['lang']!r}")
+    return params
+
+
+def render(request: Request) -> dict[str, str]:
+    """Relative file name -> content of every file the request generates. Nothing is written."""
+    if request.templates is None and request.target not in TARGETS:
+        raise GenerateError(f"unknown target {request.target!r}; targets: {', '.join(TARGETS)}")
+    try:
+        model = contract_model(request.version)
+    except ValueError as error:
+        raise GenerateError(str(error)) from None
+    params = _params(request)
+    per_profile = TARGETS.get(request.target, True)
+    if request.templates is not None:
+        if not request.templates.is_dir():
+            raise GenerateError(f"--templates {request.templates}: not a directory")
+        folder = request.templates
+    elif request.target == "constants":
+        folder = TEMPLATES / "constants" / params["lang"]
+    else:
+        folder = TEMPLATES / request.target
+    context: dict[str, Any] = {"model": model.raw, "params": params, "target": request.target}
+    if per_profile:
+        try:
+            view = views.build_view(model.raw, request.profile)
+        except views.ViewError as error:
+            raise GenerateError(str(error)) from None
+        context.update(view=view, spec=views.decoding_spec(view), profile=request.profile)
+    else:
+        context.update(view=views.kinds_view(model.raw), profile="-")
+    header = GeneratedHeader(request.target, model.version, context["profile"], model.source_hash)
+    env = _environment([folder, TEMPLATES / "_shared"])
+    names = sorted(p.name for p in folder.iterdir() if p.suffix == ".j2" and not p.name.startswith("_"))
+    if not names:
+        raise GenerateError(f"{folder}: no templates (*.j2 files not starting with _)")
+    files: dict[str, str] = {}
+    for name in names:
+        output = name[: -len(".j2")].replace("{name}", params["name"]).replace("{package}", params["package"])
+        try:
+            text = env.get_template(name).render(context)
+        except jinja2.TemplateError as error:
+            where = f"{name}:{error.lineno}" if isinstance(error, jinja2.TemplateSyntaxError) else name
+            raise GenerateError(f"template {where}: {error}") from None
+        files[output] = _header(text, output, header)
+    return files
