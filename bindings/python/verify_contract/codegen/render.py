@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 
 from verify_contract.codegen import view as views
+from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines
 from verify_contract.contract import contract_model
 
@@ -151,6 +152,15 @@ def _header(text: str, filename: str, header: GeneratedHeader) -> str:
     return "".join(f"{prefix} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
 
 
+def bundled_schema(version: str) -> dict[str, Any]:
+    """The version's released schema with the registry enum inlined (one file, no external reference)."""
+    from verify_contract.schemas import schema_document
+
+    document = schema_document(version)
+    kinds = schema_document(version, FAILURE_KINDS_FILE) if uses_registry(document) else None
+    return bundle(document, kinds)
+
+
 def _params(request: Request) -> dict[str, str]:
     params = {**DEFAULT_PARAMS, **{k: v for k, v in request.params.items() if v is not None}}
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", params["name"]):
@@ -187,6 +197,8 @@ def render(request: Request) -> dict[str, str]:
         except views.ViewError as error:
             raise GenerateError(str(error)) from None
         context.update(view=view, spec=views.decoding_spec(view), profile=request.profile)
+        definition = model.profiles[request.profile].definition
+        context["schema"] = profile_bundle(bundled_schema(model.version), definition)
     else:
         context.update(view=views.kinds_view(model.raw), profile="-")
     header = GeneratedHeader(request.target, model.version, context["profile"], model.source_hash)
