@@ -152,6 +152,16 @@ def _header(text: str, filename: str, header: GeneratedHeader) -> str:
     return "".join(f"{prefix} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
 
 
+def _mask_roles(version: str) -> dict[str, str]:
+    """Where the effective mask is read: each mask role of the newest version that declares it."""
+    from verify_contract.versions import CONTRACT_VERSIONS
+
+    roles: dict[str, str] = {}
+    for known in CONTRACT_VERSIONS:
+        roles.update({k: v for k, v in contract_model(known).roles.items() if k in views.MASK_ROLES})
+    return roles
+
+
 def bundled_schema(version: str) -> dict[str, Any]:
     """The version's released schema with the registry enum inlined (one file, no external reference)."""
     from verify_contract.schemas import schema_document
@@ -193,7 +203,7 @@ def render(request: Request) -> dict[str, str]:
     context: dict[str, Any] = {"model": model.raw, "params": params, "target": request.target}
     if per_profile:
         try:
-            view = views.build_view(model.raw, request.profile)
+            view = views.build_view(model.raw, request.profile, _mask_roles(model.version))
         except views.ViewError as error:
             raise GenerateError(str(error)) from None
         context.update(view=view, spec=views.decoding_spec(view), profile=request.profile)

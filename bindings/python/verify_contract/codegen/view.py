@@ -114,8 +114,15 @@ def _unique(name: str, taken: set[str], parent: str) -> str:
     return candidate
 
 
-def build_view(model: dict[str, Any], profile: str) -> dict[str, Any]:
-    """The view of one profile of one resolved model (see docs/generate.md, "The template API")."""
+MASK_ROLES = ("mask", "legacy_mask")
+
+
+def build_view(model: dict[str, Any], profile: str, mask_roles: dict[str, str] | None = None) -> dict[str, Any]:
+    """The view of one profile of one resolved model (see docs/generate.md, "The template API").
+
+    ``mask_roles`` (role -> pointer) are where the effective mask is read. The rule is contract-wide
+    (SPEC 4.2: every 1.x document is read at both locations, whichever version declares them), so the
+    caller passes the newest version's; by default this model's own roles."""
     if profile not in model["profiles"]:
         raise ViewError(f"contract {model['version']} has no profile {profile!r} (has {sorted(model['profiles'])})")
     facts = model["profiles"][profile]
@@ -191,7 +198,7 @@ def build_view(model: dict[str, Any], profile: str) -> dict[str, Any]:
 
     root_name = _unique(pascal(root_definition["title"] or facts["definition"]), taken, "")
     make_object("", root_name, root_definition.get("description"), facts.get("additional_properties"))
-    roles = model["roles"]
+    roles = {**{k: v for k, v in model["roles"].items() if k in MASK_ROLES}, **(mask_roles or {})}
     mask = legacy = None
     if "mask" in roles:
         mask = {"pointer": roles["mask"], "path": roles["mask"].strip("/").split("/")}
@@ -232,7 +239,7 @@ def _member_spec(member: dict[str, Any]) -> dict[str, Any]:
         "required": member["required"],
         "object": member["object"],
         "checks": member["checks"],
-        "item": member["item"],
+        "item": None if member["item"] is None else {k: member["item"][k] for k in ("kind", "nullable", "checks")},
         "registered": None if member["open_enum"] is None else member["open_enum"]["registered"],
     }
 
