@@ -72,7 +72,9 @@ def test_environment_example_serves_conforming_documents(downstream: Path) -> No
 def test_custom_template_example(downstream: Path) -> None:
     template = ROOT / "docs" / "examples" / "nemo-rl-templates" / "{name}.py.j2"
     assert example("docs/generate.md", "custom-template") == template.read_text(encoding="utf-8")
-    command = re.search(r"```bash\n(verify-contract generate nemo-rl [^\n]*)\n```", (ROOT / "docs/generate.md").read_text())
+    command = re.search(
+        r"```bash\n(verify-contract generate nemo-rl [^\n]*)\n```", (ROOT / "docs/generate.md").read_text()
+    )
     assert command is not None
     words = shlex.split(command.group(1).replace("docs/examples", str(ROOT / "docs" / "examples")))
     assert cli(words[1:]) == 0

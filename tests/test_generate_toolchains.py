@@ -98,7 +98,9 @@ def judge(language: str, output: str) -> None:
         if vector.effective_mask is None and not line["mask_refused"]:
             problems.append(f"{vector.id}: mask {line['mask']} instead of refusing an undefined mask")
         if vector.effective_mask is not None and (line["mask_refused"] or line["mask"] is not vector.effective_mask):
-            problems.append(f"{vector.id}: mask {line['mask']} (refused={line['mask_refused']}), expected {vector.effective_mask}")
+            problems.append(
+                f"{vector.id}: mask {line['mask']} (refused={line['mask_refused']}), expected {vector.effective_mask}"
+            )
     assert problems == [], f"{language}: {problems}"
 
 
@@ -165,7 +167,23 @@ def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     need("go", "go")
     for version, profile in COMBOS:
         name = module(version, profile)
-        assert cli(["generate", "go", "--out", str(tmp_path / name), "--contract-version", version, "--profile", profile, "--package", name]) == 0
+        assert (
+            cli(
+                [
+                    "generate",
+                    "go",
+                    "--out",
+                    str(tmp_path / name),
+                    "--contract-version",
+                    version,
+                    "--profile",
+                    profile,
+                    "--package",
+                    name,
+                ]
+            )
+            == 0
+        )
     assert cli(["generate", "constants", "--lang", "go", "--out", str(tmp_path / "kinds"), "--package", "kinds"]) == 0
     (tmp_path / "go.mod").write_text("module example.com/downstream\n\ngo 1.22\n")
     imports = "\n".join(f'\t"example.com/downstream/{module(v, p)}"' for v, p in COMBOS)
@@ -193,7 +211,9 @@ fancy-regex = { version = "=0.20.2", default-features = false, features = ["std"
 RUST_ARM = """        "{combo}" => match {module}::decode(text) {{
             Ok(doc) => {{
                 let mask = doc.effective_mask();
-                json!({{"ok": true, "encoded": {module}::encode(&doc), "mask": mask.clone().unwrap_or(false), "mask_refused": mask.is_err()}})
+                let refused = mask.is_err();
+                let encoded = {module}::encode(&doc);
+                json!({{"ok": true, "encoded": encoded, "mask": mask.unwrap_or(false), "mask_refused": refused}})
             }}
             Err(_) => json!({{"ok": false}}),
         }},"""
@@ -224,7 +244,23 @@ def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     need("cargo", "rust")
     src = tmp_path / "src"
     for version, profile in COMBOS:
-        assert cli(["generate", "rust", "--out", str(src), "--contract-version", version, "--profile", profile, "--name", module(version, profile)]) == 0
+        assert (
+            cli(
+                [
+                    "generate",
+                    "rust",
+                    "--out",
+                    str(src),
+                    "--contract-version",
+                    version,
+                    "--profile",
+                    profile,
+                    "--name",
+                    module(version, profile),
+                ]
+            )
+            == 0
+        )
     assert cli(["generate", "constants", "--lang", "rust", "--out", str(src)]) == 0
     (tmp_path / "Cargo.toml").write_text(RUST_CARGO)
     shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
@@ -282,7 +318,8 @@ function run(decode: (value: unknown) => unknown, mask: (value: unknown) => bool
 }}
 
 void REGISTERED;
-const cases = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as {{ id: string; combo: string; text: string }}[];
+type Case = {{ id: string; combo: string; text: string }};
+const cases = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as Case[];
 for (const c of cases) {{
   const decode = decoders[c.combo];
   if (decode === undefined) throw new Error(c.combo);
@@ -296,7 +333,23 @@ def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> N
     need(TSC, "typescript")
     src = tmp_path / "src"
     for version, profile in COMBOS:
-        assert cli(["generate", "typescript", "--out", str(src), "--contract-version", version, "--profile", profile, "--name", module(version, profile)]) == 0
+        assert (
+            cli(
+                [
+                    "generate",
+                    "typescript",
+                    "--out",
+                    str(src),
+                    "--contract-version",
+                    version,
+                    "--profile",
+                    profile,
+                    "--name",
+                    module(version, profile),
+                ]
+            )
+            == 0
+        )
     assert cli(["generate", "constants", "--lang", "typescript", "--out", str(src)]) == 0
     config = json.loads(json.dumps(TS_CONFIG))
     config["compilerOptions"]["typeRoots"] = [str(ROOT / "bindings" / "typescript" / "node_modules" / "@types")]

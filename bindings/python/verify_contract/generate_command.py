@@ -115,9 +115,7 @@ def register(commands: Any) -> None:
         help=f"contract version (default {LATEST_VERSION}; one of {', '.join(CONTRACT_VERSIONS)})",
     )
     parser.add_argument("--profile", choices=("core", "gym"), help="profile (default: the model's default, core)")
-    parser.add_argument(
-        "--name", default=DEFAULT_PARAMS["name"], help="module/file base name (default %(default)s)"
-    )
+    parser.add_argument("--name", default=DEFAULT_PARAMS["name"], help="module/file base name (default %(default)s)")
     parser.add_argument("--package", default=DEFAULT_PARAMS["package"], help="Go package name (default %(default)s)")
     parser.add_argument(
         "--lang",

@@ -84,9 +84,10 @@ def _value_spec(kind: str, constraints: dict[str, Any]) -> dict[str, Any]:
         items = {"kind": "any", "nullable": False, "checks": {}, "unchecked": []}
         schema = constraints.get("items")
         if isinstance(schema, dict):
-            simple = set(schema) <= {"type", "title", "description"} | CHECKED_KEYWORDS["string"] | CHECKED_KEYWORDS[
-                "number"
-            ]
+            simple = (
+                set(schema)
+                <= {"type", "title", "description"} | CHECKED_KEYWORDS["string"] | CHECKED_KEYWORDS["number"]
+            )
             if "type" in schema and simple:
                 types = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])
                 item_kind = _kind(types)
