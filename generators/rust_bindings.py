@@ -453,8 +453,11 @@ def _mod_rs(bundles: dict[str, Schema], versions: list[str]) -> str:
     return out
 
 
-def artifacts(bundles: dict[str, dict[str, Any]], registry: list[FailureKind]) -> dict[Path, str]:
+def artifacts(
+    bundles: dict[str, dict[str, Any]], registry: list[FailureKind], models: dict[str, dict[str, Any]]
+) -> dict[Path, str]:
     """Every generated Rust file: one module and one bundled schema per version, and ``mod.rs``."""
+    del models  # rendered from the bundle until this generator moves onto the model (see GENERATION.md)
     versions = sorted(bundles, key=paths.version_key)
     kinds = {kind.id: kind for kind in registry}
     out: dict[Path, str] = {GENERATED_DIR / "mod.rs": _mod_rs(bundles, versions)}

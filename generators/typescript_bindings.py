@@ -171,7 +171,10 @@ def _index_module(versions: list[str]) -> str:
     return "".join(lines)
 
 
-def artifacts(bundles: dict[str, dict[str, Any]], kinds: list[FailureKind]) -> dict[Path, str]:
+def artifacts(
+    bundles: dict[str, dict[str, Any]], kinds: list[FailureKind], models: dict[str, dict[str, Any]]
+) -> dict[Path, str]:
+    del models  # the types come from json-schema-to-typescript over the bundle
     versions = sorted(bundles, key=paths.version_key)
     files: dict[Path, str] = {}
     for version in versions:

@@ -141,6 +141,12 @@ def _environment(folders: list[Path]) -> jinja2.Environment:
     return env
 
 
+def render_template(folder: Path, name: str, context: dict[str, Any]) -> str:
+    """One template of ``folder`` rendered over ``context`` with the filters of every target (for the
+    repository's own bindings, whose templates live beside their generator)."""
+    return _environment([folder, TEMPLATES / "_shared"]).get_template(name).render(context)
+
+
 def _header(text: str, filename: str, header: GeneratedHeader) -> str:
     lines = header_lines(header)
     if filename.endswith(".json"):

@@ -118,12 +118,16 @@ def _unique(name: str, taken: set[str], parent: str) -> str:
 MASK_ROLES = ("mask", "legacy_mask")
 
 
-def build_view(model: dict[str, Any], profile: str, mask_roles: dict[str, str] | None = None) -> dict[str, Any]:
+def build_view(
+    model: dict[str, Any], profile: str, mask_roles: dict[str, str] | None = None, *, named_objects: bool = False
+) -> dict[str, Any]:
     """The view of one profile of one resolved model (see docs/generate.md, "The template API").
 
     ``mask_roles`` (role -> pointer) are where the effective mask is read. The rule is contract-wide
     (SPEC 4.2: every 1.x document is read at both locations, whichever version declares them), so the
-    caller passes the newest version's; by default this model's own roles."""
+    caller passes the newest version's; by default this model's own roles. With ``named_objects``, an
+    object member whose schema is a named definition is an object type even without declared members
+    (a binding that names every definition's type); otherwise such a member is a plain map."""
     if profile not in model["profiles"]:
         raise ViewError(f"contract {model['version']} has no profile {profile!r} (has {sorted(model['profiles'])})")
     facts = model["profiles"][profile]
@@ -186,7 +190,7 @@ def build_view(model: dict[str, Any], profile: str, mask_roles: dict[str, str] |
             spec = _value_spec(kind, constraints)
             if isinstance(additional, dict):
                 spec["unchecked"] = sorted([*spec["unchecked"], "additionalProperties"])
-            if children.get(field["pointer"]):
+            if children.get(field["pointer"]) or (named_objects and field["definition"]):
                 title = definitions[field["definition"]]["title"] if field["definition"] else None
                 name = _unique(pascal(title or field["name"]), taken, parent_name)
                 description = definitions[field["definition"]]["description"] if field["definition"] else None
@@ -211,7 +215,8 @@ def build_view(model: dict[str, Any], profile: str, mask_roles: dict[str, str] |
         "profile": profile,
         "source_hash": model["source_hash"],
         "root": root_name,
-        # Nested objects first, so languages that need a type declared before use get that order.
+        # Nested objects first, so languages that need a type declared before use get that order
+        # (``| reverse`` gives declaration order: the root, then each object where first met).
         "objects": list(reversed(objects)),
         "mask": mask,
         "legacy_mask": legacy,
