@@ -20,14 +20,19 @@ from typing import Any
 from generators import paths
 from generators.bundle import dump_json
 from generators.registry import FailureKind
+from verify_contract.codegen.header import GeneratedHeader
 from verify_contract.codegen.render import render_template
 from verify_contract.codegen.view import build_view
-from verify_contract.codegen.header import GeneratedHeader
 
 GO_ROOT = paths.ROOT / "bindings" / "go"
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "go"
 SCHEMA_FILE = "verify_response.schema.json"
 SOURCE_FILE = "contract_gen.go"
+
+
+def unlisted_kind(kind: str) -> dict[str, Any]:
+    """A registered value the registry has no entry for (only possible in a hand-made model)."""
+    return {"id": kind, "brief": "", "stability": "stable", "added_in": "", "deprecated": None}
 
 
 def merged_types(model: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
@@ -48,7 +53,7 @@ def merged_types(model: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
                     unions[enum["name"]] = {
                         "name": enum["name"],
                         "description": member["description"],
-                        "registered": [registered.get(i, {"id": i, "brief": "", "deprecated": None}) for i in enum["registered"]],
+                        "registered": [registered.get(i, unlisted_kind(i)) for i in enum["registered"]],
                         "pattern": member["checks"].get("pattern"),
                     }
     return list(structs.values()), list(unions.values()), roots

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,7 +24,7 @@ import jinja2
 from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines
-from verify_contract.contract import contract_model
+from verify_contract.contract import ContractModel, contract_model, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
 # The built-in targets, and whether each describes one profile (else: the version's registry only).
@@ -54,6 +55,11 @@ class Request:
     params: Mapping[str, str] = field(default_factory=dict)
     templates: Path | None = None
     """A folder of the downstream's own templates (replaces the built-in target's folder)."""
+    model: Mapping[str, Any] | None = None
+    """A resolved model given as data (a version this package does not ship yet, e.g. while it is
+    being written); by default the package's model of ``version``."""
+    schema: Mapping[str, Any] | None = None
+    """The bundled schema of ``model`` (the ``jsonschema`` target needs it with ``model``)."""
 
 
 def _py_regex(pattern: str) -> str:
@@ -101,19 +107,16 @@ def _py_literal(value: Any) -> str:
 
 
 def _comment_lines(text: str, prefix: str, width: int = 96) -> str:
-    """``text`` wrapped into comment lines (``prefix`` includes indentation and the comment marker)."""
-    words = " ".join((text or "").split()).split(" ")
+    """``text`` as comment lines: paragraphs (split on blank lines) wrapped to ``width`` characters of
+    text each, separated by a bare ``prefix`` line; ``prefix`` holds the indentation and the marker."""
+    paragraphs = [" ".join(p.split()) for p in (text or "").strip().split("\n\n") if p.strip()]
     lines: list[str] = []
-    line = ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    if line:
-        lines.append(line)
-    return "\n".join(f"{prefix} {item}".rstrip() for item in lines)
+    for paragraph in paragraphs:
+        if lines:
+            lines.append(prefix)
+        wrapped = textwrap.wrap(paragraph, width=width, break_on_hyphens=False, break_long_words=False)
+        lines.extend(f"{prefix} {line}" for line in wrapped)
+    return "\n".join(lines)
 
 
 def _environment(folders: list[Path]) -> jinja2.Environment:
@@ -131,6 +134,7 @@ def _environment(folders: list[Path]) -> jinja2.Environment:
         snake=views.snake,
         screaming=views.screaming,
         py_ident=views.py_ident,
+        rust_ident=views.rust_ident,
         py_literal=_py_literal,
         py_regex=_py_regex,
         py_spec=_py_spec,
@@ -158,13 +162,14 @@ def _header(text: str, filename: str, header: GeneratedHeader) -> str:
     return "".join(f"{prefix} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
 
 
-def _mask_roles(version: str) -> dict[str, str]:
-    """Where the effective mask is read: each mask role of the newest version that declares it."""
+def _mask_roles(model: ContractModel) -> dict[str, str]:
+    """Where the effective mask is read: each mask role of the newest version that declares it (the
+    shipped versions, then ``model`` itself, which may be newer)."""
     from verify_contract.versions import CONTRACT_VERSIONS
 
     roles: dict[str, str] = {}
-    for known in CONTRACT_VERSIONS:
-        roles.update({k: v for k, v in contract_model(known).roles.items() if k in views.MASK_ROLES})
+    for known in [*(contract_model(v) for v in CONTRACT_VERSIONS), model]:
+        roles.update({k: v for k, v in known.roles.items() if k in views.MASK_ROLES})
     return roles
 
 
@@ -193,7 +198,7 @@ def render(request: Request) -> dict[str, str]:
     if request.templates is None and request.target not in TARGETS:
         raise GenerateError(f"unknown target {request.target!r}; targets: {', '.join(TARGETS)}")
     try:
-        model = contract_model(request.version)
+        model = model_from_data(dict(request.model)) if request.model is not None else contract_model(request.version)
     except ValueError as error:
         raise GenerateError(str(error)) from None
     params = _params(request)
@@ -209,12 +214,15 @@ def render(request: Request) -> dict[str, str]:
     context: dict[str, Any] = {"model": model.raw, "params": params, "target": request.target}
     if per_profile:
         try:
-            view = views.build_view(model.raw, request.profile, _mask_roles(model.version))
+            view = views.build_view(model.raw, request.profile, _mask_roles(model))
         except views.ViewError as error:
             raise GenerateError(str(error)) from None
         context.update(view=view, spec=views.decoding_spec(view), profile=request.profile)
         definition = model.profiles[request.profile].definition
-        context["schema"] = profile_bundle(bundled_schema(model.version), definition)
+        if request.model is None:
+            context["schema"] = profile_bundle(bundled_schema(model.version), definition)
+        elif request.schema is not None:
+            context["schema"] = profile_bundle(dict(request.schema), definition)
     else:
         context.update(view=views.kinds_view(model.raw), profile="-")
     header = GeneratedHeader(request.target, model.version, context["profile"], model.source_hash)

@@ -63,6 +63,22 @@ def py_ident(name: str) -> str:
     return text + "_" if keyword.iskeyword(text) or text in {"extra", "model_config"} else text
 
 
+_RUST_KEYWORDS_TEXT = """
+as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut
+pub ref return self Self static struct super trait true type unsafe use where while abstract become box do final
+macro override priv try typeof unsized virtual yield extra
+"""
+RUST_KEYWORDS = frozenset(_RUST_KEYWORDS_TEXT.split())  # "extra" is the field holding unknown members
+
+
+def rust_ident(name: str) -> str:
+    """A Rust field name for a JSON member name (serde renames it back)."""
+    text = snake(name)
+    if text[0].isdigit():
+        text = "_" + text
+    return text + "_" if text in RUST_KEYWORDS else text
+
+
 def _kind(types: list[str]) -> str:
     rest = [t for t in types if t != "null"]
     if rest == ["integer"]:
