@@ -36,7 +36,7 @@ GENERATED_DIR = RUST_DIR / "src" / "generated"
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "rust"
 
 
-def _string_definitions(model: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+def string_definitions(model: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """(pattern definitions, enum definitions with their kinds) among the model's ``$defs``."""
     registered = {kind["id"]: kind for kind in (model["failure_kinds"] or {}).get("registered", [])}
     patterns, enums = [], []
@@ -77,7 +77,7 @@ def _imports(uses: set[str]) -> list[str]:
 
 def _module(version: str, model: dict[str, Any], description: str) -> tuple[str, dict[str, str]]:
     structs, unions, roots = merged_types(model)
-    patterns, enums = _string_definitions(model)
+    patterns, enums = string_definitions(model)
     pattern_names = {definition["constraints"]["pattern"]: name for name, definition in patterns}
     for union in unions:
         ids = [kind["id"] for kind in union["registered"]]

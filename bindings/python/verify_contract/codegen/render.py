@@ -139,6 +139,7 @@ def _environment(folders: list[Path]) -> jinja2.Environment:
         py_regex=_py_regex,
         py_spec=_py_spec,
         json=lambda value: json.dumps(value, ensure_ascii=False),
+        ts_key=lambda name: name if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name) else json.dumps(name),
         json_pretty=lambda value: json.dumps(value, indent=2, ensure_ascii=False),
         comment=_comment_lines,
     )
