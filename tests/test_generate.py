@@ -302,3 +302,13 @@ def test_a_broken_custom_template_is_a_usage_error(tmp_path: Path) -> None:
 def test_output_is_reproducible() -> None:
     for target in ("python-pydantic", "go", "rust", "typescript"):
         assert render(Request(target, "1.2.0", "gym")) == render(Request(target, "1.2.0", "gym"))
+
+
+def test_diff_reads_the_contract_version_of_a_vendored_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert generate("go", "--out", str(tmp_path), "--contract-version", "1.1.0") == 0
+    capsys.readouterr()
+    latest = Path(__file__).resolve().parents[1] / "schema" / "versions" / "1.2.0"
+    cli(["diff", str(tmp_path / "verify_response.go"), str(latest), "--no-corpus"])
+    captured = capsys.readouterr()
+    assert "implements contract 1.1.0" in captured.err
+    assert "contract diff 1.1.0 -> 1.2.0" in captured.out
