@@ -21,15 +21,18 @@ from typing import Any
 import pytest
 
 from verify_contract.cli import main as cli
+from verify_contract.codegen import Request, render
 from verify_contract.jsonio import json_equal
-from verify_contract.vectors import Vector
 from verify_contract.versions import CONTRACT_VERSIONS
 
 from conftest import VECTORS
+from drill_model import NEXT, documents, next_version_data
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
-COMBOS = [(v, p) for v in CONTRACT_VERSIONS for p in ("core", "gym")]
+# Every shipped version and profile, and the synthetic next version (rendered from its in-memory model).
+COMBOS = [(v, p) for v in [*CONTRACT_VERSIONS, NEXT] for p in ("core", "gym")]
+DRILL = next_version_data()
 TSC = ROOT / "bindings" / "typescript" / "node_modules" / ".bin" / "tsc"
 # The Rust project reuses the repository binding's pinned crates (its Cargo.lock) and build directory.
 RUST_LOCK = ROOT / "bindings" / "rust" / "Cargo.lock"
@@ -44,8 +47,50 @@ def root_type(profile: str) -> str:
     return "GymVerifyResponse" if profile == "gym" else "VerifyResponse"
 
 
-def cases() -> list[Vector]:
-    return [v for v in VECTORS if v.has_instance]
+def cases() -> list[dict[str, Any]]:
+    """Every vector with a document, then the synthetic next version's documents (tests/drill_model.py)."""
+    found = [
+        {
+            "id": v.id,
+            "combo": f"{v.contract_version}/{v.profile}",
+            "instance": v.instance,
+            "valid": v.valid,
+            "round_trip": v.round_trip,
+            "effective_mask": v.effective_mask,
+        }
+        for v in VECTORS
+        if v.has_instance
+    ]
+    for profile in ("core", "gym"):
+        for case, document, valid in documents(profile):
+            found.append(
+                {
+                    "id": f"drill-{profile}-{case}",
+                    "combo": f"{NEXT}/{profile}",
+                    "instance": document,
+                    "valid": valid,
+                    "round_trip": valid,
+                    "effective_mask": bool(document.get("mask_sample", False)) if valid else None,
+                }
+            )
+    return found
+
+
+def emit(target: str, out: str, version: str, profile: str, **params: str) -> None:
+    """Generate like a downstream project would: the CLI for shipped versions, the same renderer over the
+    in-memory model for the synthetic next version."""
+    if version != NEXT:
+        args = [target, "--out", str(out), "--contract-version", version, "--profile", profile]
+        for key, value in params.items():
+            args += [f"--{key}", value]
+        assert cli(["generate", *args]) == 0
+        return
+    bundles, _, models = DRILL
+    request = Request(target, version, profile, params, model=models[NEXT], schema=bundles[NEXT])
+    for name, text in render(request).items():
+        path = Path(out) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def need(tool: str | Path, language: str) -> None:
@@ -61,46 +106,32 @@ def run(command: list[str], cwd: Path, **env: str) -> str:
     return done.stdout
 
 
-def generate_all(target: str, out: Path, **naming: str) -> None:
-    for version, profile in COMBOS:
-        name = module(version, profile)
-        extra = [f"--{key}" for key in naming for _ in [0]]
-        args = [target, "--out", str(out), "--contract-version", version, "--profile", profile]
-        for key, template in naming.items():
-            args += [f"--{key}", template.format(module=name)]
-        del extra
-        assert cli(["generate", *args]) == 0
-
-
 def write_cases(path: Path) -> None:
-    payload = [
-        {"id": v.id, "combo": f"{v.contract_version}/{v.profile}", "text": json.dumps(v.instance)} for v in cases()
-    ]
+    payload = [{"id": c["id"], "combo": c["combo"], "text": json.dumps(c["instance"])} for c in cases()]
     path.write_text(json.dumps(payload), encoding="utf-8")
 
 
 def judge(language: str, output: str) -> None:
-    """Each output line: {"id", "ok", "encoded", "mask", "mask_refused"}; compared with the vectors."""
+    """Each output line: {"id", "ok", "encoded", "mask", "mask_refused"}; compared with the expectations."""
     lines = {line["id"]: line for line in (json.loads(text) for text in output.splitlines() if text.strip())}
     problems = []
-    for vector in cases():
-        line = lines.get(vector.id)
+    for case in cases():
+        line = lines.get(case["id"])
         if line is None:
-            problems.append(f"{vector.id}: no result")
+            problems.append(f"{case['id']}: no result")
             continue
-        if line["ok"] is not vector.valid:
-            problems.append(f"{vector.id}: {'accepted' if line['ok'] else 'refused'}, valid={vector.valid}")
+        if line["ok"] is not case["valid"]:
+            problems.append(f"{case['id']}: {'accepted' if line['ok'] else 'refused'}, valid={case['valid']}")
             continue
-        if not vector.valid:
+        if not case["valid"]:
             continue
-        if vector.round_trip and not json_equal(json.loads(line["encoded"]), json.loads(json.dumps(vector.instance))):
-            problems.append(f"{vector.id}: round trip gave {line['encoded']}")
-        if vector.effective_mask is None and not line["mask_refused"]:
-            problems.append(f"{vector.id}: mask {line['mask']} instead of refusing an undefined mask")
-        if vector.effective_mask is not None and (line["mask_refused"] or line["mask"] is not vector.effective_mask):
-            problems.append(
-                f"{vector.id}: mask {line['mask']} (refused={line['mask_refused']}), expected {vector.effective_mask}"
-            )
+        if case["round_trip"] and not json_equal(json.loads(line["encoded"]), json.loads(json.dumps(case["instance"]))):
+            problems.append(f"{case['id']}: round trip gave {line['encoded']}")
+        expected = case["effective_mask"]
+        if expected is None and not line["mask_refused"]:
+            problems.append(f"{case['id']}: mask {line['mask']} instead of refusing an undefined mask")
+        if expected is not None and (line["mask_refused"] or line["mask"] is not expected):
+            problems.append(f"{case['id']}: mask {line['mask']} (refused={line['mask_refused']}), expected {expected}")
     assert problems == [], f"{language}: {problems}"
 
 
@@ -167,23 +198,7 @@ def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     need("go", "go")
     for version, profile in COMBOS:
         name = module(version, profile)
-        assert (
-            cli(
-                [
-                    "generate",
-                    "go",
-                    "--out",
-                    str(tmp_path / name),
-                    "--contract-version",
-                    version,
-                    "--profile",
-                    profile,
-                    "--package",
-                    name,
-                ]
-            )
-            == 0
-        )
+        emit("go", str(tmp_path / name), version, profile, package=name)
     assert cli(["generate", "constants", "--lang", "go", "--out", str(tmp_path / "kinds"), "--package", "kinds"]) == 0
     (tmp_path / "go.mod").write_text("module example.com/downstream\n\ngo 1.22\n")
     imports = "\n".join(f'\t"example.com/downstream/{module(v, p)}"' for v, p in COMBOS)
@@ -244,23 +259,7 @@ def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     need("cargo", "rust")
     src = tmp_path / "src"
     for version, profile in COMBOS:
-        assert (
-            cli(
-                [
-                    "generate",
-                    "rust",
-                    "--out",
-                    str(src),
-                    "--contract-version",
-                    version,
-                    "--profile",
-                    profile,
-                    "--name",
-                    module(version, profile),
-                ]
-            )
-            == 0
-        )
+        emit("rust", str(src), version, profile, name=module(version, profile))
     assert cli(["generate", "constants", "--lang", "rust", "--out", str(src)]) == 0
     (tmp_path / "Cargo.toml").write_text(RUST_CARGO)
     shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
@@ -333,23 +332,7 @@ def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> N
     need(TSC, "typescript")
     src = tmp_path / "src"
     for version, profile in COMBOS:
-        assert (
-            cli(
-                [
-                    "generate",
-                    "typescript",
-                    "--out",
-                    str(src),
-                    "--contract-version",
-                    version,
-                    "--profile",
-                    profile,
-                    "--name",
-                    module(version, profile),
-                ]
-            )
-            == 0
-        )
+        emit("typescript", str(src), version, profile, name=module(version, profile))
     assert cli(["generate", "constants", "--lang", "typescript", "--out", str(src)]) == 0
     config = json.loads(json.dumps(TS_CONFIG))
     config["compilerOptions"]["typeRoots"] = [str(ROOT / "bindings" / "typescript" / "node_modules" / "@types")]

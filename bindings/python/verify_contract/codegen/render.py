@@ -113,7 +113,7 @@ def _comment_lines(text: str, prefix: str, width: int = 96) -> str:
     lines: list[str] = []
     for paragraph in paragraphs:
         if lines:
-            lines.append(prefix)
+            lines.append(prefix.rstrip())
         wrapped = textwrap.wrap(paragraph, width=width, break_on_hyphens=False, break_long_words=False)
         lines.extend(f"{prefix} {line}" for line in wrapped)
     return "\n".join(lines)
@@ -135,6 +135,7 @@ def _environment(folders: list[Path]) -> jinja2.Environment:
         screaming=views.screaming,
         py_ident=views.py_ident,
         rust_ident=views.rust_ident,
+        go_ident=views.go_ident,
         py_literal=_py_literal,
         py_regex=_py_regex,
         py_spec=_py_spec,

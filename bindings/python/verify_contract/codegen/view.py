@@ -71,6 +71,14 @@ macro override priv try typeof unsized virtual yield extra
 RUST_KEYWORDS = frozenset(_RUST_KEYWORDS_TEXT.split())  # "extra" is the field holding unknown members
 
 
+def go_ident(name: str) -> str:
+    """An exported Go field name for a JSON member name (``Extra`` holds the unknown members)."""
+    text = pascal(name)
+    if text[0].isdigit():
+        text = "X" + text
+    return text + "_" if text == "Extra" else text
+
+
 def rust_ident(name: str) -> str:
     """A Rust field name for a JSON member name (serde renames it back)."""
     text = snake(name)
