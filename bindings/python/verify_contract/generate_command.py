@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from verify_contract.codegen import TARGETS, GenerateError, Request, check, read_file_header, render, write
-from verify_contract.codegen.render import CONSTANTS_LANGUAGES, DEFAULT_PARAMS
+from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION
 
@@ -37,6 +36,8 @@ exit codes: 0 written / current, 1 --check found a stale, edited or missing file
 
 
 def _identify(files: list[str]) -> int:
+    from verify_contract.codegen.header import read_file_header
+
     code = EXIT_OK
     for name in files:
         header = read_file_header(Path(name))
@@ -52,6 +53,9 @@ def _identify(files: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verify_contract.codegen.files import check, write
+    from verify_contract.codegen.render import GenerateError, Request, render
+
     if args.identify:
         return _identify(args.identify)
     if args.target is None or args.out is None:
@@ -89,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _default_profile(version: str) -> str:
+    from verify_contract.codegen.render import GenerateError
     from verify_contract.contract import contract_model
 
     try:

@@ -5,22 +5,38 @@
 ``render(Request(target, version, profile))`` returns every file a target generates (nothing is
 written); ``write`` and ``check`` put them on disk or compare them with what is there. Targets are
 folders of Jinja2 templates over the model's view (docs/generate.md). ``read_header`` tells which
-contract version, profile and target a generated file implements.
+contract version, profile and target a generated file implements. Names are imported on first use
+(the renderer loads Jinja2 and the models), so the command line starts as fast without it.
 """
 
-from verify_contract.codegen.files import CheckResult, check, write
-from verify_contract.codegen.header import GeneratedHeader, read_file_header, read_header
-from verify_contract.codegen.render import TARGETS, GenerateError, Request, render
+from __future__ import annotations
 
-__all__ = [
-    "TARGETS",
-    "CheckResult",
-    "GenerateError",
-    "GeneratedHeader",
-    "Request",
-    "check",
-    "read_file_header",
-    "read_header",
-    "render",
-    "write",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
+    from verify_contract.codegen.files import CheckResult, check, write
+    from verify_contract.codegen.header import GeneratedHeader, read_file_header, read_header
+    from verify_contract.codegen.render import GenerateError, Request, render
+    from verify_contract.codegen.targets import TARGETS
+
+_EXPORTS = {
+    "CheckResult": "files",
+    "check": "files",
+    "write": "files",
+    "GeneratedHeader": "header",
+    "read_file_header": "header",
+    "read_header": "header",
+    "GenerateError": "render",
+    "Request": "render",
+    "render": "render",
+    "TARGETS": "targets",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -24,22 +24,10 @@ import jinja2
 from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines
+from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
 from verify_contract.contract import ContractModel, contract_model, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
-# The built-in targets, and whether each describes one profile (else: the version's registry only).
-TARGETS: dict[str, bool] = {
-    "python-pydantic": True,
-    "python-typeddict": True,
-    "python-dataclass": True,
-    "typescript": True,
-    "go": True,
-    "rust": True,
-    "jsonschema": True,
-    "constants": False,
-}
-CONSTANTS_LANGUAGES = ("python", "typescript", "go", "rust")
-DEFAULT_PARAMS: dict[str, str] = {"name": "verify_response", "package": "verifyresponse", "lang": "python"}
 _COMMENT_PREFIX = {".py": "#", ".pyi": "#", ".ts": "//", ".go": "//", ".rs": "//", ".yaml": "#", ".toml": "#"}
 
 
