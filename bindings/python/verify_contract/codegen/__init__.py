@@ -32,7 +32,18 @@ _EXPORTS = {
     "render": "render",
     "TARGETS": "targets",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "TARGETS",
+    "CheckResult",
+    "GenerateError",
+    "GeneratedHeader",
+    "Request",
+    "check",
+    "read_file_header",
+    "read_header",
+    "render",
+    "write",
+]
 
 
 def __getattr__(name: str) -> Any:
