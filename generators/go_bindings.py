@@ -21,7 +21,7 @@ from generators import paths
 from generators.bundle import dump_json
 from generators.registry import FailureKind
 from verify_contract.codegen.header import GeneratedHeader
-from verify_contract.codegen.render import render_template
+from verify_contract.codegen.renderer import render_template
 from verify_contract.codegen.view import build_view
 
 GO_ROOT = paths.ROOT / "bindings" / "go"

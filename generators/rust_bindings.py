@@ -29,7 +29,7 @@ from generators.bundle import dump_json
 from generators.go_bindings import merged_types, unlisted_kind
 from generators.registry import FailureKind
 from verify_contract.codegen.header import GeneratedHeader
-from verify_contract.codegen.render import render_template
+from verify_contract.codegen.renderer import render_template
 
 RUST_DIR = paths.ROOT / "bindings" / "rust"
 GENERATED_DIR = RUST_DIR / "src" / "generated"

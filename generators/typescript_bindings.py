@@ -18,7 +18,7 @@ from generators.go_bindings import merged_types
 from generators.registry import FailureKind
 from generators.rust_bindings import string_definitions
 from verify_contract.codegen.header import GeneratedHeader
-from verify_contract.codegen.render import render_template
+from verify_contract.codegen.renderer import render_template
 
 PACKAGE = paths.ROOT / "bindings" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"

@@ -54,7 +54,7 @@ def _identify(files: list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from verify_contract.codegen.files import check, write
-    from verify_contract.codegen.render import GenerateError, Request, render
+    from verify_contract.codegen.renderer import GenerateError, Request, render
 
     if args.identify:
         return _identify(args.identify)
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _default_profile(version: str) -> str:
-    from verify_contract.codegen.render import GenerateError
+    from verify_contract.codegen.renderer import GenerateError
     from verify_contract.contract import contract_model
 
     try:

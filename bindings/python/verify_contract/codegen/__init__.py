@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from verify_contract.codegen.files import CheckResult, check, write
     from verify_contract.codegen.header import GeneratedHeader, read_file_header, read_header
-    from verify_contract.codegen.render import GenerateError, Request, render
+    from verify_contract.codegen.renderer import GenerateError, Request, render
     from verify_contract.codegen.targets import TARGETS
 
 _EXPORTS = {
@@ -27,9 +27,9 @@ _EXPORTS = {
     "GeneratedHeader": "header",
     "read_file_header": "header",
     "read_header": "header",
-    "GenerateError": "render",
-    "Request": "render",
-    "render": "render",
+    "GenerateError": "renderer",
+    "Request": "renderer",
+    "render": "renderer",
     "TARGETS": "targets",
 }
 __all__ = [
