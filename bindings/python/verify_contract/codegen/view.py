@@ -203,6 +203,7 @@ def build_view(
             "deprecated_since": field["deprecated_since"],
             "since": field["since"],
             "constraints": field["constraints"],
+            "rules": field["rules"],
             "open_enum": None,
             "object": None,
         }
