@@ -4,8 +4,7 @@ a new registered and a newly deprecated kind) renders for every target, the repo
 bindings build with it, and the generated decoders agree with hand-written expectations on documents
 that satisfy and break each new constraint.
 
-(The repository-wide change drill, tests/test_change_drill.py, goes through `python -m generators`
-in a copy of the whole repository; this test exercises the templates directly, in memory.)
+The next version is resolved in memory (tests/drill_model.py): nothing in the repository changes.
 """
 
 from __future__ import annotations
