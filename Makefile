@@ -17,10 +17,8 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/verify-contract check examples/results.jsonl --profile core
 
-# The TypeScript generator runs json-schema-to-typescript from bindings/typescript/node_modules;
-# the Go generator formats with gofmt.
+# Every binding is rendered from templates over the resolved model; the Go output is formatted with gofmt.
 generate: setup
-	npm ci --silent --prefix bindings/typescript
 	$(PY) -m generators
 
 lint: setup

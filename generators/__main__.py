@@ -18,7 +18,9 @@ from generators.registry_outputs import markdown_table, python_constants, replac
 
 Artifacts = dict[Path, str]
 Bundles = dict[str, dict[str, Any]]
-# Generators beyond the Python bindings: each module has ``artifacts(bundles, kinds) -> Artifacts``.
+Models = dict[str, dict[str, Any]]
+# Generators beyond the Python bindings: each module has ``artifacts(bundles, kinds, models) -> Artifacts``
+# (``models``: each version's resolved model, computed in this run, so a new version needs no install).
 # A module that fails to import is an error, never a silently skipped generator.
 EXTRA_GENERATOR_MODULES = ("typescript_bindings", "go_bindings", "rust_bindings", "diff_rules_reference")
 # Directories holding nothing but generated files: anything there that is not generated is stale.
@@ -30,7 +32,7 @@ GENERATED_ONLY_GLOBS = (
 )
 
 
-def _extra_generators() -> list[Callable[[Bundles, list[FailureKind]], Artifacts]]:
+def _extra_generators() -> list[Callable[[Bundles, list[FailureKind], Models], Artifacts]]:
     return [importlib.import_module(f"generators.{name}").artifacts for name in EXTRA_GENERATOR_MODULES]
 
 
@@ -66,7 +68,7 @@ def build_artifacts() -> Artifacts:
     artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "rules", rules_table())
 
     for generate in _extra_generators():
-        artifacts.update(generate(bundles, kinds))
+        artifacts.update(generate(bundles, kinds, models))
     return artifacts
 
 

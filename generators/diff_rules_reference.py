@@ -52,6 +52,8 @@ def render(rules: dict[str, Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def artifacts(bundles: dict[str, dict[str, Any]], kinds: list[FailureKind]) -> dict[Path, str]:
-    del bundles, kinds  # the reference depends on the rule table only
+def artifacts(
+    bundles: dict[str, dict[str, Any]], kinds: list[FailureKind], models: dict[str, dict[str, Any]]
+) -> dict[Path, str]:
+    del bundles, kinds, models  # the reference depends on the rule table only
     return {OUTPUT: render(RULES)}

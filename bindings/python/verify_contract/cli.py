@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "verify_contract.diff_command",
     "verify_contract.conformance_command",
     "verify_contract.upgrade_command",
+    "verify_contract.generate_command",
 )
 
 

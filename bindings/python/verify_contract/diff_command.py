@@ -16,7 +16,8 @@ from verify_contract.vectors import VectorFileError
 EPILOG = """\
 OLD and NEW are each a schema file, a version directory (schema/versions/1.2.0), a schema/ directory or a
 repository root (its latest version), or a git revision of the current repository (main, HEAD~1,
-main:schema/versions/1.1.0).
+main:schema/versions/1.1.0), or a file written by `verify-contract generate` (the contract version its header
+names, as this package ships it).
 
 exit codes: 0 nothing at or above --fail-on (with --check-bump: the version bump is large enough),
 1 a change at or above --fail-on or a forbidden registry change (with --check-bump: the bump is too small or a
@@ -32,10 +33,25 @@ def _exit_code(report: Report, args: argparse.Namespace) -> int:
     return EXIT_INVALID if report.fails(Severity(args.fail_on)) else EXIT_OK
 
 
+def _side(spec: str) -> str:
+    """A vendored generated file stands for the packaged schema of the contract version its header names."""
+    from importlib import resources
+
+    from verify_contract.codegen import read_file_header
+
+    header = read_file_header(Path(spec)) if Path(spec).is_file() else None
+    if header is None:
+        return spec
+    print(
+        f"verify-contract diff: {spec} implements contract {header.contract_version} ({header.line()})", file=sys.stderr
+    )
+    return str(resources.files("verify_contract.generated") / "schemas" / header.contract_version)
+
+
 def run(args: argparse.Namespace) -> int:
     repo = Path(args.repo) if args.repo else None
     try:
-        old, new = load_side(args.old, repo), load_side(args.new, repo)
+        old, new = load_side(_side(args.old), repo), load_side(_side(args.new), repo)
         vectors_dir = Path(args.vectors) if args.vectors else None
         if vectors_dir is not None and not vectors_dir.is_dir():
             raise SideError(f"--vectors {args.vectors}: not a directory")

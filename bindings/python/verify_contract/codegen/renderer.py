@@ -1,0 +1,232 @@
+"""Render templates over the resolved model: the one generator behind ``verify-contract generate`` and
+the repository's ``python -m generators``.
+
+A target is a folder of Jinja2 templates (``templates/<target>/``, shipped in the package; or the
+downstream's own folder with ``--templates``). Every ``*.j2`` file not starting with ``_`` renders to one
+output file named after the template without ``.j2``; ``{name}`` and ``{package}`` in a template's name
+take the parameters. Files starting with ``_`` are macros to import. Each output starts with the header
+(verify_contract.codegen.header), so no template can forget it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from verify_contract.codegen import view as views
+from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
+from verify_contract.codegen.header import GeneratedHeader, header_lines
+from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
+from verify_contract.contract import ContractModel, contract_model, model_from_data
+
+TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
+_COMMENT_PREFIX = {".py": "#", ".pyi": "#", ".ts": "//", ".go": "//", ".rs": "//", ".yaml": "#", ".toml": "#"}
+
+
+class GenerateError(ValueError):
+    """Bad target, parameters or templates: a usage error, reported without a traceback."""
+
+
+@dataclass(frozen=True)
+class Request:
+    target: str
+    version: str
+    profile: str
+    params: Mapping[str, str] = field(default_factory=dict)
+    templates: Path | None = None
+    """A folder of the downstream's own templates (replaces the built-in target's folder)."""
+    model: Mapping[str, Any] | None = None
+    """A resolved model given as data (a version this package does not ship yet, e.g. while it is
+    being written); by default the package's model of ``version``."""
+    schema: Mapping[str, Any] | None = None
+    """The bundled schema of ``model`` (the ``jsonschema`` target needs it with ``model``)."""
+
+
+def _py_regex(pattern: str) -> str:
+    """An ECMA-262 pattern for Python's ``re``: ``$`` outside a class matches only at the very end
+    (Python's ``$`` also matches before a final newline, which would accept ``"abc\\n"``)."""
+    out: list[str] = []
+    in_class = escaped = False
+    for char in pattern:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        elif char == "[":
+            in_class = True
+            out.append(char)
+        elif char == "]":
+            in_class = False
+            out.append(char)
+        elif char == "$" and not in_class:
+            out.append(r"\Z")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _py_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The decoding spec with every ``pattern`` in Python's dialect (see ``_py_regex``)."""
+
+    def convert(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (_py_regex(v) if k == "pattern" and isinstance(v, str) else convert(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [convert(item) for item in node]
+        return node
+
+    converted: dict[str, Any] = convert(spec)
+    return converted
+
+
+def _py_literal(value: Any) -> str:
+    """A JSON value as a Python literal (``true`` -> ``True``)."""
+    return repr(value)
+
+
+def _comment_lines(text: str, prefix: str, width: int = 96) -> str:
+    """``text`` as comment lines: paragraphs (split on blank lines) wrapped to ``width`` characters of
+    text each, separated by a bare ``prefix`` line; ``prefix`` holds the indentation and the marker."""
+    paragraphs = [" ".join(p.split()) for p in (text or "").strip().split("\n\n") if p.strip()]
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        if lines:
+            lines.append(prefix.rstrip())
+        wrapped = textwrap.wrap(paragraph, width=width, break_on_hyphens=False, break_long_words=False)
+        lines.extend(f"{prefix} {line}" for line in wrapped)
+    return "\n".join(lines)
+
+
+def _environment(folders: list[Path]) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(f) for f in folders]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        pascal=views.pascal,
+        camel=views.camel,
+        snake=views.snake,
+        screaming=views.screaming,
+        py_ident=views.py_ident,
+        rust_ident=views.rust_ident,
+        go_ident=views.go_ident,
+        py_literal=_py_literal,
+        py_regex=_py_regex,
+        py_spec=_py_spec,
+        json=lambda value: json.dumps(value, ensure_ascii=False),
+        ts_key=lambda name: name if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name) else json.dumps(name),
+        json_pretty=lambda value: json.dumps(value, indent=2, ensure_ascii=False),
+        comment=_comment_lines,
+    )
+    return env
+
+
+def render_template(folder: Path, name: str, context: dict[str, Any]) -> str:
+    """One template of ``folder`` rendered over ``context`` with the filters of every target (for the
+    repository's own bindings, whose templates live beside their generator)."""
+    return _environment([folder, TEMPLATES / "_shared"]).get_template(name).render(context)
+
+
+def _header(text: str, filename: str, header: GeneratedHeader) -> str:
+    lines = header_lines(header)
+    if filename.endswith(".json"):
+        document = json.loads(text)
+        if not isinstance(document, dict):
+            raise GenerateError(f"{filename}: a generated JSON file must be an object (its header is $comment)")
+        return json.dumps({"$comment": "  ".join(lines), **document}, indent=2, ensure_ascii=False) + "\n"
+    prefix = _COMMENT_PREFIX.get(Path(filename).suffix, "#")
+    return "".join(f"{prefix} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
+
+
+def _mask_roles(model: ContractModel) -> dict[str, str]:
+    """Where the effective mask is read: each mask role of the newest version that declares it (the
+    shipped versions, then ``model`` itself, which may be newer)."""
+    from verify_contract.versions import CONTRACT_VERSIONS
+
+    roles: dict[str, str] = {}
+    for known in [*(contract_model(v) for v in CONTRACT_VERSIONS), model]:
+        roles.update({k: v for k, v in known.roles.items() if k in views.MASK_ROLES})
+    return roles
+
+
+def bundled_schema(version: str) -> dict[str, Any]:
+    """The version's released schema with the registry enum inlined (one file, no external reference)."""
+    from verify_contract.schemas import schema_document
+
+    document = schema_document(version)
+    kinds = schema_document(version, FAILURE_KINDS_FILE) if uses_registry(document) else None
+    return bundle(document, kinds)
+
+
+def _params(request: Request) -> dict[str, str]:
+    params = {**DEFAULT_PARAMS, **{k: v for k, v in request.params.items() if v is not None}}
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", params["name"]):
+        raise GenerateError(f"--name {params['name']!r} is not an identifier (it names a module or file)")
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", params["package"]):
+        raise GenerateError(f"--package {params['package']!r} is not a lower-case identifier")
+    if params["lang"] not in CONSTANTS_LANGUAGES:
+        raise GenerateError(f"--lang must be one of {', '.join(CONSTANTS_LANGUAGES)}, not {params['lang']!r}")
+    return params
+
+
+def render(request: Request) -> dict[str, str]:
+    """Relative file name -> content of every file the request generates. Nothing is written."""
+    if request.templates is None and request.target not in TARGETS:
+        raise GenerateError(f"unknown target {request.target!r}; targets: {', '.join(TARGETS)}")
+    try:
+        model = model_from_data(dict(request.model)) if request.model is not None else contract_model(request.version)
+    except ValueError as error:
+        raise GenerateError(str(error)) from None
+    params = _params(request)
+    per_profile = TARGETS.get(request.target, True)
+    if request.templates is not None:
+        if not request.templates.is_dir():
+            raise GenerateError(f"--templates {request.templates}: not a directory")
+        folder = request.templates
+    elif request.target == "constants":
+        folder = TEMPLATES / "constants" / params["lang"]
+    else:
+        folder = TEMPLATES / request.target
+    context: dict[str, Any] = {"model": model.raw, "params": params, "target": request.target}
+    if per_profile:
+        try:
+            view = views.build_view(model.raw, request.profile, _mask_roles(model))
+        except views.ViewError as error:
+            raise GenerateError(str(error)) from None
+        context.update(view=view, spec=views.decoding_spec(view), profile=request.profile)
+        definition = model.profiles[request.profile].definition
+        if request.model is None:
+            context["schema"] = profile_bundle(bundled_schema(model.version), definition)
+        elif request.schema is not None:
+            context["schema"] = profile_bundle(dict(request.schema), definition)
+    else:
+        context.update(view=views.kinds_view(model.raw), profile="-")
+    header = GeneratedHeader(request.target, model.version, context["profile"], model.source_hash)
+    env = _environment([folder, TEMPLATES / "_shared"])
+    names = sorted(p.name for p in folder.iterdir() if p.suffix == ".j2" and not p.name.startswith("_"))
+    if not names:
+        raise GenerateError(f"{folder}: no templates (*.j2 files not starting with _)")
+    files: dict[str, str] = {}
+    for name in names:
+        output = name[: -len(".j2")].replace("{name}", params["name"]).replace("{package}", params["package"])
+        try:
+            text = env.get_template(name).render(context)
+        except jinja2.TemplateError as error:
+            where = f"{name}:{error.lineno}" if isinstance(error, jinja2.TemplateSyntaxError) else name
+            raise GenerateError(f"template {where}: {error}") from None
+        files[output] = _header(text, output, header)
+    return files

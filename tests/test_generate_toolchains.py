@@ -1,0 +1,349 @@
+"""`verify-contract generate` for TypeScript, Go and Rust: each language's own toolchain builds the
+generated code, and a small program of that language runs every conformance vector through it.
+
+One downstream project per language holds every version and profile (plus the constants target), so
+each toolchain runs once: tsc (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess), gofmt +
+go vet + go run, rustfmt + cargo build. The generated decoders are strict in all three languages, so
+invalid vectors must be refused. Vectors given as raw JSON text are the JSON parser's (see
+tests/test_generate.py) and not run here. Big integers: TypeScript's JSON.parse reads doubles, so the
+round trip is compared by value as the language parsed it (documented in the generated file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verify_contract.cli import main as cli
+from verify_contract.codegen import Request, render
+from verify_contract.jsonio import json_equal
+from verify_contract.versions import CONTRACT_VERSIONS
+
+from conftest import VECTORS
+from drill_model import NEXT, documents, next_version_data
+
+ROOT = Path(__file__).resolve().parents[1]
+REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
+# Every shipped version and profile, and the synthetic next version (rendered from its in-memory model).
+COMBOS = [(v, p) for v in [*CONTRACT_VERSIONS, NEXT] for p in ("core", "gym")]
+DRILL = next_version_data()
+TSC = ROOT / "bindings" / "typescript" / "node_modules" / ".bin" / "tsc"
+# The Rust project reuses the repository binding's pinned crates (its Cargo.lock) and build directory.
+RUST_LOCK = ROOT / "bindings" / "rust" / "Cargo.lock"
+RUST_TARGET = ROOT / "bindings" / "rust" / "target" / "generated-downstream"
+
+
+def module(version: str, profile: str) -> str:
+    return f"v{version.replace('.', '_')}_{profile}"
+
+
+def root_type(profile: str) -> str:
+    return "GymVerifyResponse" if profile == "gym" else "VerifyResponse"
+
+
+def cases() -> list[dict[str, Any]]:
+    """Every vector with a document, then the synthetic next version's documents (tests/drill_model.py)."""
+    found = [
+        {
+            "id": v.id,
+            "combo": f"{v.contract_version}/{v.profile}",
+            "instance": v.instance,
+            "valid": v.valid,
+            "round_trip": v.round_trip,
+            "effective_mask": v.effective_mask,
+        }
+        for v in VECTORS
+        if v.has_instance
+    ]
+    for profile in ("core", "gym"):
+        for case, document, valid in documents(profile):
+            found.append(
+                {
+                    "id": f"drill-{profile}-{case}",
+                    "combo": f"{NEXT}/{profile}",
+                    "instance": document,
+                    "valid": valid,
+                    "round_trip": valid,
+                    "effective_mask": bool(document.get("mask_sample", False)) if valid else None,
+                }
+            )
+    return found
+
+
+def emit(target: str, out: str, version: str, profile: str, **params: str) -> None:
+    """Generate like a downstream project would: the CLI for shipped versions, the same renderer over the
+    in-memory model for the synthetic next version."""
+    if version != NEXT:
+        args = [target, "--out", str(out), "--contract-version", version, "--profile", profile]
+        for key, value in params.items():
+            args += [f"--{key}", value]
+        assert cli(["generate", *args]) == 0
+        return
+    bundles, _, models = DRILL
+    request = Request(target, version, profile, params, model=models[NEXT], schema=bundles[NEXT])
+    for name, text in render(request).items():
+        path = Path(out) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def need(tool: str | Path, language: str) -> None:
+    if shutil.which(str(tool)) is None and not Path(tool).exists():
+        if REQUIRE_ALL:
+            pytest.fail(f"{language}: {tool} is missing (make test installs every toolchain)")
+        pytest.skip(f"{language}: {tool} is not installed")
+
+
+def run(command: list[str], cwd: Path, **env: str) -> str:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env={**os.environ, **env}, timeout=900)
+    assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def write_cases(path: Path) -> None:
+    payload = [{"id": c["id"], "combo": c["combo"], "text": json.dumps(c["instance"])} for c in cases()]
+    path.write_text(json.dumps(payload), encoding="utf-8")
+
+
+def judge(language: str, output: str) -> None:
+    """Each output line: {"id", "ok", "encoded", "mask", "mask_refused"}; compared with the expectations."""
+    lines = {line["id"]: line for line in (json.loads(text) for text in output.splitlines() if text.strip())}
+    problems = []
+    for case in cases():
+        line = lines.get(case["id"])
+        if line is None:
+            problems.append(f"{case['id']}: no result")
+            continue
+        if line["ok"] is not case["valid"]:
+            problems.append(f"{case['id']}: {'accepted' if line['ok'] else 'refused'}, valid={case['valid']}")
+            continue
+        if not case["valid"]:
+            continue
+        if case["round_trip"] and not json_equal(json.loads(line["encoded"]), json.loads(json.dumps(case["instance"]))):
+            problems.append(f"{case['id']}: round trip gave {line['encoded']}")
+        expected = case["effective_mask"]
+        if expected is None and not line["mask_refused"]:
+            problems.append(f"{case['id']}: mask {line['mask']} instead of refusing an undefined mask")
+        if expected is not None and (line["mask_refused"] or line["mask"] is not expected):
+            problems.append(f"{case['id']}: mask {line['mask']} (refused={line['mask_refused']}), expected {expected}")
+    assert problems == [], f"{language}: {problems}"
+
+
+# -- Go ------------------------------------------------------------------------------------------------
+
+GO_MAIN = """package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"example.com/downstream/kinds"
+{imports}
+)
+
+type result struct {{
+	ID          string `json:"id"`
+	OK          bool   `json:"ok"`
+	Encoded     string `json:"encoded"`
+	Mask        bool   `json:"mask"`
+	MaskRefused bool   `json:"mask_refused"`
+}}
+
+type decoder func([]byte) (result, error)
+
+var decoders = map[string]decoder{{
+{entries}
+}}
+
+func main() {{
+	_ = kinds.Registered
+	raw, err := os.ReadFile(os.Args[1])
+	if err != nil {{
+		panic(err)
+	}}
+	var cases []struct{{ ID, Combo, Text string }}
+	if err := json.Unmarshal(raw, &cases); err != nil {{
+		panic(err)
+	}}
+	for _, c := range cases {{
+		r, err := decoders[c.Combo]([]byte(c.Text))
+		r.ID, r.OK = c.ID, err == nil
+		line, _ := json.Marshal(r)
+		fmt.Println(string(line))
+	}}
+}}
+"""
+GO_ENTRY = """	"{combo}": func(data []byte) (result, error) {{
+		doc, err := {package}.Decode{root}(data)
+		if err != nil {{
+			return result{{}}, err
+		}}
+		encoded, err := json.Marshal(doc)
+		if err != nil {{
+			return result{{}}, err
+		}}
+		mask, maskErr := doc.EffectiveMask()
+		return result{{Encoded: string(encoded), Mask: mask, MaskRefused: maskErr != nil}}, nil
+	}},"""
+
+
+def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("go", "go")
+    for version, profile in COMBOS:
+        name = module(version, profile)
+        emit("go", str(tmp_path / name), version, profile, package=name)
+    assert cli(["generate", "constants", "--lang", "go", "--out", str(tmp_path / "kinds"), "--package", "kinds"]) == 0
+    (tmp_path / "go.mod").write_text("module example.com/downstream\n\ngo 1.22\n")
+    imports = "\n".join(f'\t"example.com/downstream/{module(v, p)}"' for v, p in COMBOS)
+    entries = "\n".join(GO_ENTRY.format(combo=f"{v}/{p}", package=module(v, p), root=root_type(p)) for v, p in COMBOS)
+    (tmp_path / "main.go").write_text(GO_MAIN.format(imports=imports, entries=entries))
+    assert run(["gofmt", "-l", "."], tmp_path).strip() == "", "generated Go is not gofmt-clean"
+    run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
+    write_cases(tmp_path / "cases.json")
+    judge("go", run(["go", "run", ".", "cases.json"], tmp_path, GOFLAGS="-mod=mod"))
+
+
+# -- Rust ----------------------------------------------------------------------------------------------
+
+RUST_CARGO = """[package]
+name = "downstream"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+serde = { version = "=1.0.229", features = ["derive"] }
+serde_json = { version = "=1.0.154", features = ["preserve_order", "float_roundtrip"] }
+fancy-regex = { version = "=0.20.2", default-features = false, features = ["std", "unicode"] }
+"""
+RUST_ARM = """        "{combo}" => match {module}::decode(text) {{
+            Ok(doc) => {{
+                let mask = doc.effective_mask();
+                let refused = mask.is_err();
+                let encoded = {module}::encode(&doc);
+                json!({{"ok": true, "encoded": encoded, "mask": mask.unwrap_or(false), "mask_refused": refused}})
+            }}
+            Err(_) => json!({{"ok": false}}),
+        }},"""
+RUST_MAIN = """#![allow(dead_code, deprecated)]
+{mods}
+mod failure_kinds;
+
+use serde_json::{{json, Value}};
+
+fn main() {{
+    let _ = failure_kinds::REGISTERED;
+    let raw = std::fs::read_to_string(std::env::args().nth(1).expect("cases file")).expect("readable");
+    let cases: Vec<Value> = serde_json::from_str(&raw).expect("cases parse");
+    for case in cases {{
+        let text = case["text"].as_str().expect("text");
+        let mut line = match case["combo"].as_str().expect("combo") {{
+{arms}
+            other => panic!("unknown combination {{other}}"),
+        }};
+        line["id"] = case["id"].clone();
+        println!("{{line}}");
+    }}
+}}
+"""
+
+
+def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("cargo", "rust")
+    src = tmp_path / "src"
+    for version, profile in COMBOS:
+        emit("rust", str(src), version, profile, name=module(version, profile))
+    assert cli(["generate", "constants", "--lang", "rust", "--out", str(src)]) == 0
+    (tmp_path / "Cargo.toml").write_text(RUST_CARGO)
+    shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
+    mods = "\n".join(f"mod {module(v, p)};" for v, p in COMBOS)
+    arms = "\n".join(RUST_ARM.format(combo=f"{v}/{p}", module=module(v, p)) for v, p in COMBOS)
+    (src / "main.rs").write_text(RUST_MAIN.format(mods=mods, arms=arms))
+    generated = [str(p) for p in src.glob("*.rs") if p.name != "main.rs"]
+    run(["rustfmt", "--check", "--edition", "2021", *generated], tmp_path)
+    run(["cargo", "build", "--quiet"], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
+    write_cases(tmp_path / "cases.json")
+    binary = RUST_TARGET / "debug" / "downstream"
+    judge("rust", run([str(binary), "cases.json"], tmp_path))
+
+
+# -- TypeScript ----------------------------------------------------------------------------------------
+
+TS_CONFIG: dict[str, Any] = {
+    "compilerOptions": {
+        "target": "ES2022",
+        "module": "NodeNext",
+        "moduleResolution": "NodeNext",
+        "lib": ["ES2022"],
+        "strict": True,
+        "noUncheckedIndexedAccess": True,
+        "exactOptionalPropertyTypes": True,
+        "noImplicitOverride": True,
+        "noUnusedLocals": True,
+        "outDir": "dist",
+        "rootDir": "src",
+        "types": ["node"],
+    },
+    "include": ["src"],
+}
+TS_MAIN = """import {{ readFileSync }} from "node:fs";
+import {{ REGISTERED }} from "./failure_kinds.js";
+{imports}
+
+type Result = {{ ok: boolean; encoded?: string; mask?: boolean; mask_refused?: boolean }};
+const decoders: Record<string, (value: unknown) => Result> = {{
+{entries}
+}};
+
+function run(decode: (value: unknown) => unknown, mask: (value: unknown) => boolean, value: unknown): Result {{
+  let decoded: unknown;
+  try {{
+    decoded = decode(value);
+  }} catch {{
+    return {{ ok: false }};
+  }}
+  try {{
+    return {{ ok: true, encoded: JSON.stringify(decoded), mask: mask(decoded), mask_refused: false }};
+  }} catch {{
+    return {{ ok: true, encoded: JSON.stringify(decoded), mask: false, mask_refused: true }};
+  }}
+}}
+
+void REGISTERED;
+type Case = {{ id: string; combo: string; text: string }};
+const cases = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as Case[];
+for (const c of cases) {{
+  const decode = decoders[c.combo];
+  if (decode === undefined) throw new Error(c.combo);
+  console.log(JSON.stringify({{ id: c.id, ...decode(JSON.parse(c.text)) }}));
+}}
+"""
+
+
+def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("node", "typescript")
+    need(TSC, "typescript")
+    src = tmp_path / "src"
+    for version, profile in COMBOS:
+        emit("typescript", str(src), version, profile, name=module(version, profile))
+    assert cli(["generate", "constants", "--lang", "typescript", "--out", str(src)]) == 0
+    config = json.loads(json.dumps(TS_CONFIG))
+    config["compilerOptions"]["typeRoots"] = [str(ROOT / "bindings" / "typescript" / "node_modules" / "@types")]
+    (tmp_path / "tsconfig.json").write_text(json.dumps(config))
+    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    imports = "\n".join(f'import * as {module(v, p)} from "./{module(v, p)}.js";' for v, p in COMBOS)
+    entries = "\n".join(
+        f'  "{v}/{p}": (value) => run({module(v, p)}.decode{root_type(p)}, {module(v, p)}.effectiveMask, value),'
+        for v, p in COMBOS
+    )
+    (src / "main.ts").write_text(TS_MAIN.format(imports=imports, entries=entries))
+    run([str(TSC), "-p", "tsconfig.json"], tmp_path)
+    write_cases(tmp_path / "cases.json")
+    judge("typescript", run(["node", "dist/main.js", "cases.json"], tmp_path))
