@@ -388,21 +388,24 @@ _RULES = (
     ),
     _r(
         "DEFAULT_ADDED",
-        I,
-        set(),
+        W,
+        {K},
         Bump.MINOR,
         "An existing optional property gained a `default`.",
-        "Absence gets a documented meaning. Reviewers check that it matches what old producers meant by omitting it.",
+        "Absence gets a documented meaning. Reviewers check that it matches what old producers meant by omitting it. "
+        "The generated field now reads as the default instead of MISSING when absent (checked against the "
+        "generator: tests/test_diff_bindings_effect.py).",
         "`failure_reason` gains `default: null`.",
     ),
     _r(
         "DEFAULT_CHANGED",
         E,
-        {B, F},
+        {B, F, K},
         Bump.MAJOR,
         "A `default` changed.",
         "Documents that omit the property change meaning: a new consumer reads an old document with the new default "
-        "(and the other way round). For `mask_sample` this flips which rewards are trained on.",
+        "(and the other way round). For `mask_sample` this flips which rewards are trained on. The generated field's "
+        "default changes with it.",
         "`mask_sample` default from false to true.",
     ),
     _r(
@@ -462,7 +465,7 @@ _RULES = (
         "An `allOf` that cannot be merged exactly (a closed object beside other properties, conflicting keywords) "
         "gained a member: every document must satisfy one more schema.",
         "Documents of old producers that break the new member fail at new consumers.",
-        "GymVerifyResponse gains `allOf: [{$ref: '#/$defs/Traced'}]`.",
+        "GymVerifyResponse gains the member `{additionalProperties: false}`.",
     ),
     _r(
         "ALLOF_MEMBER_REMOVED",
@@ -472,7 +475,7 @@ _RULES = (
         "An `allOf` that cannot be merged exactly lost a member.",
         "New producers may write documents that old consumers, still applying the member, reject; a binding class "
         "may lose its base class.",
-        "GymVerifyResponse no longer extends VerifyResponse.",
+        "GymVerifyResponse loses its member `{additionalProperties: false}`.",
     ),
     _r(
         "ALLOF_REFERENCE_ADDED",
