@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from test_diff_catalogue import BASE, ENTRIES, apply_patch, released, run_entry
 
 from generators.bundle import bundle
 from generators.python_bindings import MODEL_OPTIONS, _codegen
-from test_diff_catalogue import BASE, ENTRIES, apply_patch, released, run_entry
 from verify_contract.diff import Break
 
 # Catalogue entries that edit only the main schema file (the generator input), by class of edit.

@@ -2,9 +2,9 @@
 
 Every entry edits the released 1.2.0 contract with JSON Patch operations (on the schema, the generated enum
 file, or the registry data) and names exactly the rules, the required bump, the broken directions and every
-change (rule, file and JSON Pointer) the differ must report. The edited copy is laid out as version 1.3.0 of a repository, next to an unchanged 1.2.0,
-so the registry's ``added_in: 1.3.0`` is meaningful; the registry enum is regenerated from the edited registry
-unless the entry edits the enum by hand.
+change (rule, file and JSON Pointer) the differ must report. The edited copy is laid out as version 1.3.0 of a
+repository, next to an unchanged 1.2.0, so the registry's ``added_in: 1.3.0`` is meaningful; the registry enum
+is regenerated from the edited registry unless the entry edits the enum by hand.
 """
 
 from __future__ import annotations

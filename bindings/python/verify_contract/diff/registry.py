@@ -32,9 +32,9 @@ def _compare_kind(old: Kind, new: Kind, old_version: str | None, new_version: st
         emit("REGISTRY_DEPRECATION_CHANGED", FILE, new.pointer, f"`{new.id}`: deprecation changed to {now}")
 
 
-def _backdated(added_in: str, old_version: str | None) -> bool:
+def _backdated(added_in: str | None, old_version: str | None) -> bool:
     """A kind the old side did not have must be added after the old version (in a consecutive diff: in NEW)."""
-    if old_version is None:
+    if old_version is None or added_in is None:
         return False
     try:
         return version_key(added_in) <= version_key(old_version)
