@@ -5,13 +5,18 @@ The pattern is translated to a whole-string language interegular can build (a le
 are dropped, otherwise ``[\\s\\S]*`` is added on that side; ``.`` becomes ECMA's "not a line terminator").
 Anything whose ECMA-262 meaning the translation cannot reproduce (lookarounds, backreferences, word boundaries,
 ``\\s``, anchors elsewhere, Python-only syntax) is **unknown**, and so is a pattern whose automaton could blow
-up (a bounded repetition after an unanchored start): the caller then reports the change as breaking both ways.
+up (a bounded repetition after an unanchored start, or more than TIME_BUDGET seconds of automaton work): the
+caller then reports the change as breaking both ways.
 interegular was chosen over greenery by measurement (docs/compatibility.md, "Patterns").
 """
 
 from __future__ import annotations
 
 import re
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -24,6 +29,8 @@ NOT_LINE_TERMINATOR = "[^\n\r\u2028\u2029]"  # real characters: interegular has 
 REFUSED_ESCAPES = set("bBsSpPkcu0123456789")
 MAX_UNANCHORED_REPEAT = 8
 MAX_REPEAT = 256
+TIME_BUDGET = 2.0
+"""Seconds of automaton work per comparison; realistic identifier patterns need 3-50 ms."""
 REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
@@ -89,6 +96,32 @@ def _repeats_bounded(body: str, *, unanchored: bool) -> bool:
     return True
 
 
+class _OutOfTime(BaseException):
+    """Raised by the alarm inside interegular; a BaseException so that no ``except Exception`` swallows it."""
+
+
+@contextmanager
+def _time_budget(seconds: float) -> Iterator[None]:
+    """Interrupt automaton work after ``seconds`` (nested quantifiers can make it exponential).
+
+    Only the main thread can be interrupted (POSIX alarm); elsewhere nothing is attempted and the caller
+    treats every changed pattern as unknown.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        raise _OutOfTime
+
+    def _expire(signum: int, frame: Any) -> None:
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @cache
 def _automaton(pattern: str) -> Any:
     translated = _translate(pattern)
@@ -100,9 +133,25 @@ def _automaton(pattern: str) -> Any:
         return None
 
 
+def automaton(pattern: str) -> Any:
+    """The whole-string automaton of an ECMA-262 pattern, or None when unknown (or out of time)."""
+    try:
+        with _time_budget(TIME_BUDGET):
+            return _automaton(pattern)
+    except _OutOfTime:
+        return None
+
+
 def compare_patterns(old: str, new: str) -> Inclusion:
     """How the strings accepted by ``new`` relate to those accepted by ``old``."""
-    before, after = _automaton(old), _automaton(new)
+    try:
+        with _time_budget(TIME_BUDGET):
+            return _compare(_automaton(old), _automaton(new))
+    except _OutOfTime:
+        return Inclusion.UNKNOWN
+
+
+def _compare(before: Any, after: Any) -> Inclusion:
     if before is None or after is None:
         return Inclusion.UNKNOWN
     narrower, wider = after.issubset(before), after.issuperset(before)
