@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verify_contract.registry import FILE, Kind, RegistryData, rename_problem
+from verify_contract.versions import version_key
 
 Emit = Callable[[str, str, str, str], None]
 """``emit(rule id, file, JSON pointer, message)``."""
@@ -29,6 +30,16 @@ def _compare_kind(old: Kind, new: Kind, old_version: str | None, new_version: st
         emit("REGISTRY_KIND_UNDEPRECATED", FILE, new.pointer, f"`{new.id}` is no longer deprecated")
     elif was is not None and now is not None and was != now:
         emit("REGISTRY_DEPRECATION_CHANGED", FILE, new.pointer, f"`{new.id}`: deprecation changed to {now}")
+
+
+def _backdated(added_in: str | None, old_version: str | None) -> bool:
+    """A kind the old side did not have must be added after the old version (in a consecutive diff: in NEW)."""
+    if old_version is None or added_in is None:
+        return False
+    try:
+        return version_key(added_in) <= version_key(old_version)
+    except ValueError:
+        return False  # an unparsable version is REGISTRY_INVALID's business
 
 
 def compare_registries(
@@ -56,6 +67,13 @@ def compare_registries(
     for kind in added:
         if kind.id not in renamed_in_place:
             emit("REGISTRY_KIND_ADDED", FILE, kind.pointer, f"`{kind.id}` registered ({kind.stability})")
+        if kind.id not in renamed_in_place and _backdated(kind.added_in, old_version):
+            emit(
+                "REGISTRY_KIND_BACKDATED",
+                FILE,
+                f"{kind.pointer}/added_in",
+                f"`{kind.id}` is new in {new_version} but claims added_in: {kind.added_in}",
+            )
     for kind_id, kind in after.items():
         if kind_id in before:
             _compare_kind(before[kind_id], kind, old_version, new_version, emit)

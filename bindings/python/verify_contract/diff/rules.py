@@ -195,6 +195,26 @@ _RULES = (
         "New producers may add keys that old consumers reject; the bindings change (`extra='allow'`).",
         "A closed object gets `additionalProperties: true`.",
     ),
+    _r(
+        "OPEN_CONTENT_MADE_IMPLICIT",
+        E,
+        {K},
+        Bump.MAJOR,
+        "An explicit `additionalProperties: true` was removed from an object that stays open.",
+        "Validation is unchanged (absent means open), but the generated pydantic model loses `extra='allow'` and "
+        "drops unknown keys on a round trip (checked against the generators: tests/test_diff_bindings_effect.py).",
+        "InstanceConfig loses `additionalProperties: true`.",
+    ),
+    _r(
+        "OPEN_CONTENT_MADE_EXPLICIT",
+        W,
+        {K},
+        Bump.MINOR,
+        "An open object gained an explicit `additionalProperties: true`.",
+        "Validation is unchanged, but the generated model starts keeping unknown keys (`extra='allow'`): code that "
+        "relied on them being dropped sees them.",
+        "A definition without `additionalProperties` gets `additionalProperties: true`.",
+    ),
     # --- types and values -----------------------------------------------------------------------
     _r(
         "TYPE_NARROWED",
@@ -330,28 +350,62 @@ _RULES = (
         E,
         {B, F},
         Bump.MAJOR,
-        "A `pattern` was changed.",
-        "Whether a regular expression accepts more or fewer strings is undecidable in general, so the change is "
-        "treated as breaking both ways; a pure loosening still breaks old consumers.",
-        "FailureKindName's pattern allows upper case.",
+        "A `pattern` was changed and neither accepts all the other's strings, or inclusion cannot be decided.",
+        "Inclusion is decided only for patterns whose ECMA-262 meaning is a regular language the differ can build "
+        "(no lookarounds, backreferences, word boundaries, `\\s`, inner anchors, large repetitions after an "
+        "unanchored start); otherwise, and when each pattern accepts strings the other rejects, the change breaks "
+        "both ways.",
+        "FailureKindName's pattern allows upper case but no longer digits.",
+    ),
+    _r(
+        "PATTERN_NARROWED",
+        E,
+        {B},
+        Bump.MAJOR,
+        "A `pattern` was replaced by one that accepts a strict subset of its strings.",
+        "Regular-language inclusion is decided (interegular automata): documents of old producers with strings only "
+        "the old pattern accepts fail at new consumers; every string the new pattern accepts was already valid.",
+        "FailureKindName from `^[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?$` to `^[a-z][a-z0-9_]*$`.",
+    ),
+    _r(
+        "PATTERN_WIDENED",
+        E,
+        {F},
+        Bump.MAJOR,
+        "A `pattern` was replaced by one that accepts a strict superset of its strings.",
+        "New producers may write strings that old consumers reject; old documents all stay valid.",
+        "FailureKindName's namespace part allows a leading digit.",
+    ),
+    _r(
+        "PATTERN_EQUIVALENT",
+        I,
+        set(),
+        Bump.PATCH,
+        "A `pattern` was rewritten without changing the strings it accepts.",
+        "Both patterns denote the same regular language (decided, not guessed): no document changes verdict. The "
+        "generated code carries the new text.",
+        "`^[a-z][a-z0-9_]*` rewritten as `^[a-z]([a-z0-9_]*)`.",
     ),
     _r(
         "DEFAULT_ADDED",
-        I,
-        set(),
+        W,
+        {K},
         Bump.MINOR,
         "An existing optional property gained a `default`.",
-        "Absence gets a documented meaning. Reviewers check that it matches what old producers meant by omitting it.",
+        "Absence gets a documented meaning. Reviewers check that it matches what old producers meant by omitting it. "
+        "The generated field now reads as the default instead of MISSING when absent (checked against the "
+        "generator: tests/test_diff_bindings_effect.py).",
         "`failure_reason` gains `default: null`.",
     ),
     _r(
         "DEFAULT_CHANGED",
         E,
-        {B, F},
+        {B, F, K},
         Bump.MAJOR,
         "A `default` changed.",
         "Documents that omit the property change meaning: a new consumer reads an old document with the new default "
-        "(and the other way round). For `mask_sample` this flips which rewards are trained on.",
+        "(and the other way round). For `mask_sample` this flips which rewards are trained on. The generated field's "
+        "default changes with it.",
         "`mask_sample` default from false to true.",
     ),
     _r(
@@ -368,9 +422,22 @@ _RULES = (
         E,
         {B, F, K},
         Bump.MAJOR,
-        "A `$ref` points somewhere else (or a reference was inlined, or an inline schema became a reference).",
-        "The accepted values and the binding type of the location change as a whole; review the two targets.",
-        "`instance_config` from `#/$defs/InstanceConfig` to `#/$defs/AgentConfig`.",
+        "A `$ref` the differ cannot resolve (dangling, external or circular) changed, or a location switched "
+        "between such a reference and a schema.",
+        "Without both targets the accepted values cannot be compared, so the change counts as breaking everywhere; "
+        "resolvable references are compared by meaning (REF_RENAMED for the name).",
+        "`instance_config` from `#/$defs/InstanceConfig` to `#/$defs/Missing`.",
+    ),
+    _r(
+        "REF_RENAMED",
+        E,
+        {K},
+        Bump.MAJOR,
+        "A location refers to a differently named definition (or a reference was inlined, or an inline schema "
+        "became a reference); what it accepts is compared after resolving both.",
+        "Generated code names the referenced class: a renamed `$defs` key renames it even when every document keeps "
+        "its verdict. Wire changes between the two targets are reported by their own rules.",
+        "`$defs/InstanceConfig` renamed to `$defs/AgentConfig`, every `$ref` updated.",
     ),
     _r(
         "ANYOF_BRANCH_ADDED",
@@ -395,18 +462,39 @@ _RULES = (
         E,
         {B},
         Bump.MAJOR,
-        "An `allOf` gained a member: every document must satisfy one more schema.",
+        "An `allOf` that cannot be merged exactly (a closed object beside other properties, conflicting keywords) "
+        "gained a member: every document must satisfy one more schema.",
         "Documents of old producers that break the new member fail at new consumers.",
-        "GymVerifyResponse gains `allOf: [{$ref: '#/$defs/Traced'}]`.",
+        "GymVerifyResponse gains the member `{additionalProperties: false}`.",
     ),
     _r(
         "ALLOF_MEMBER_REMOVED",
         E,
         {F, K},
         Bump.MAJOR,
-        "An `allOf` lost a member.",
+        "An `allOf` that cannot be merged exactly lost a member.",
         "New producers may write documents that old consumers, still applying the member, reject; a binding class "
         "may lose its base class.",
+        "GymVerifyResponse loses its member `{additionalProperties: false}`.",
+    ),
+    _r(
+        "ALLOF_REFERENCE_ADDED",
+        W,
+        {K},
+        Bump.MINOR,
+        "An `allOf` gained a `$ref` member whose constraints were merged into the profile.",
+        "The accepted documents are compared on the merged constraints (reported by their own rules); the generated "
+        "class gains a base class.",
+        "GymVerifyResponse gains `allOf: [{$ref: '#/$defs/ResponsesCreateParams'}]`.",
+    ),
+    _r(
+        "ALLOF_REFERENCE_REMOVED",
+        E,
+        {K},
+        Bump.MAJOR,
+        "An `allOf` lost a `$ref` member whose constraints were merged into the profile.",
+        "The generated class loses a base class (isinstance checks and inherited fields); the merged constraints "
+        "that went away are reported by their own rules.",
         "GymVerifyResponse no longer extends VerifyResponse.",
     ),
     _r(
@@ -476,6 +564,16 @@ _RULES = (
         "A clearer description of `reward`.",
     ),
     _r(
+        "EXTENSION_CHANGED",
+        I,
+        set(),
+        Bump.PATCH,
+        "An `x-` extension keyword was added, removed or changed.",
+        "Extension keywords are annotations: no validator applies them and the contract's generators do not read "
+        "them (checked: tests/test_diff_bindings_effect.py).",
+        "`reward` gains `x-unit: points`.",
+    ),
+    _r(
         "DEPRECATED_ADDED",
         I,
         set(),
@@ -531,6 +629,17 @@ _RULES = (
         "A failure kind was registered.",
         "New shared vocabulary; every consumer already accepts well-formed unregistered names.",
         "`sandbox_crashed` added with `added_in: 1.3.0`.",
+    ),
+    _r(
+        "REGISTRY_KIND_BACKDATED",
+        E,
+        {K},
+        Bump.MAJOR,
+        "A newly registered failure kind claims an `added_in` that is not after the old version.",
+        "A kind added now belongs to the new version: back-dating it claims that an already released version (whose "
+        "files and generated enum are locked) knew it.",
+        "`sandbox_crashed` added with `added_in: 1.2.0` in the 1.2.0 -> 1.3.0 diff.",
+        forbidden=True,
     ),
     _r(
         "REGISTRY_KIND_REMOVED",

@@ -1,52 +1,67 @@
-"""Structural comparison of two versions' schema files, one rule per kind of change.
+"""Compare two versions' schema files by meaning, one rule per kind of change.
 
-Scoped to the constructs the contract uses (objects, properties, ``type``, ``anyOf``, ``allOf``, ``enum``,
-``$ref``, bounds, ``pattern``, annotations); anything else that changes is UNCLASSIFIED_CHANGE, never silence.
+Both sides are first brought to their normalised, resolved form (``normalise.py``): references followed,
+``allOf`` merged, equivalent spellings made one. The wire rules compare those forms; the bindings rules
+(titles, ``$ref`` names, base classes, explicit ``additionalProperties``) compare the raw schema written at the
+same location, because generated names come from the spelling. Anything else that changes is
+UNCLASSIFIED_CHANGE, never silence.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import regress
 
+from verify_contract.diff.normalise import (
+    ANY,
+    DOC_KEYS,
+    LOWER_BOUNDS,
+    UPPER_BOUNDS,
+    Location,
+    Node,
+    Resolver,
+    covered,
+    is_pure_type,
+    json_key,
+)
+from verify_contract.diff.patterns import Inclusion, compare_patterns
 from verify_contract.findings import json_pointer
+from verify_contract.jsonio import json_equal
 
 Emit = Callable[[str, str, str, str], None]
 """``emit(rule id, file, JSON pointer, message)``."""
 
-ANY = "*"  # the type set of a schema without a type constraint
-LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
-UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
-DOC_KEYS = ("description", "$comment", "examples")
+ID_VERSION = re.compile(r"/\d+\.\d+\.\d+/")
+ROOT_ONLY = ("$schema", "$id", "$defs")
+# Keywords the comparison below handles itself; any other keyword is compared as UNCLASSIFIED_CHANGE.
 HANDLED = {
-    "$schema",
-    "$id",
-    "$defs",
-    "title",
-    "default",
-    "deprecated",
-    "$ref",
     "type",
-    "anyOf",
-    "allOf",
     "enum",
-    "const",
+    "default",
     "pattern",
     "properties",
     "required",
     "additionalProperties",
     "items",
-    *DOC_KEYS,
+    "anyOf",
+    "allOf",
+    "$ref",
     *LOWER_BOUNDS,
     *UPPER_BOUNDS,
 }
-ID_VERSION = re.compile(r"/\d+\.\d+\.\d+/")
+PATTERN_RULES = {
+    Inclusion.EQUIVALENT: "PATTERN_EQUIVALENT",
+    Inclusion.NARROWER: "PATTERN_NARROWED",
+    Inclusion.WIDER: "PATTERN_WIDENED",
+    Inclusion.INCOMPARABLE: "PATTERN_CHANGED",
+    Inclusion.UNKNOWN: "PATTERN_CHANGED",
+}
 
 
 @cache
@@ -58,278 +73,241 @@ def _regex(pattern: str) -> regress.Regex | None:
 
 
 def _show(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, frozenset):
+        value = sorted(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=lambda v: "<schema>")
 
 
-@dataclass
-class SchemaFile:
-    """One side's schema documents, with what the walk needs to resolve references."""
-
-    documents: dict[str, Any]
-    main: str
-    open_enums: dict[str, list[str | None]] = field(default_factory=dict)
-    """Target of an enum (``#/$defs/X`` or a file name) -> sibling string branches' patterns (None = any string)."""
-
-    def resolve(self, ref: str) -> Any:
-        """A ``$ref`` inside the main file or to a sibling file; None when it cannot be followed."""
-        name, _, fragment = ref.partition("#")
-        document = self.documents.get(name or self.main)
-        for token in [t for t in fragment.split("/") if t]:
-            if not isinstance(document, dict):
-                return None
-            document = document.get(token.replace("~1", "/").replace("~0", "~"))
-        return document
-
-
-def _branch_patterns(side: SchemaFile, branch: Any) -> list[str | None]:
-    """What strings a sibling ``anyOf`` branch accepts: its pattern, None for any string, nothing if no strings."""
-    target = side.resolve(branch["$ref"]) if isinstance(branch, dict) and "$ref" in branch else branch
-    if not isinstance(target, dict) or "enum" in target or "const" in target:
-        return []
-    types = target.get("type")
-    if types != "string" and not (isinstance(types, list) and "string" in types):
-        return []
-    pattern = target.get("pattern")
-    return [pattern if isinstance(pattern, str) else None]
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            yield current
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
-
-
-def find_open_enums(side: SchemaFile) -> None:
-    """Record, for every enum reached through an ``anyOf`` branch, the string patterns of its siblings."""
-    for node in _walk(side.documents.get(side.main)):
-        branches = node.get("anyOf")
-        if not isinstance(branches, list):
-            continue
-        for i, branch in enumerate(branches):
-            if not isinstance(branch, dict):
-                continue
-            ref = branch.get("$ref")
-            key = ref if isinstance(ref, str) else f"inline:{id(branch)}"
-            siblings = [p for j, other in enumerate(branches) if j != i for p in _branch_patterns(side, other)]
-            if siblings:
-                side.open_enums.setdefault(key, []).extend(siblings)
-
-
-def type_set(side: SchemaFile, schema: Any, depth: int = 0) -> frozenset[str]:
-    """The JSON types a schema can accept, following ``anyOf`` and ``$ref`` (ANY when unconstrained)."""
-    if not isinstance(schema, dict) or depth > 20:
-        return frozenset({ANY})
-    if "type" in schema:
-        types = schema["type"]
-        return frozenset([types] if isinstance(types, str) else types)
-    if isinstance(schema.get("$ref"), str):
-        return type_set(side, side.resolve(schema["$ref"]), depth + 1)
-    if isinstance(schema.get("anyOf"), list):
-        found: set[str] = set()
-        for branch in schema["anyOf"]:
-            found |= type_set(side, branch, depth + 1)
-        return frozenset({ANY}) if ANY in found else frozenset(found)
-    values = (
-        schema["enum"] if isinstance(schema.get("enum"), list) else [schema["const"]] if "const" in schema else None
-    )
-    if values is not None:
-        return frozenset(_json_type(v) for v in values)
-    return frozenset({ANY})
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-def _covered(types: frozenset[str], kind: str) -> bool:
-    return ANY in types or kind in types or (kind == "integer" and "number" in types)
-
-
-def _is_open(schema: dict[str, Any]) -> bool:
-    extra = schema.get("additionalProperties", True)
-    return extra is True or extra == {}
-
-
-def _is_pure_type(branch: Any) -> bool:
-    return isinstance(branch, dict) and set(branch) - {"title", *DOC_KEYS} == {"type"}
-
-
-def _branch_key(branch: Any) -> str:
-    if isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
-        return f"ref:{branch['$ref']}"
-    if isinstance(branch, dict) and "type" in branch:
-        types = branch["type"]
-        return "type:" + ",".join(sorted([types] if isinstance(types, str) else types))
-    return "schema:" + _show(branch)
+def _explicitly_open(raw: Any) -> bool:
+    return isinstance(raw, dict) and (raw.get("additionalProperties") is True or raw.get("additionalProperties") == {})
 
 
 @dataclass
 class Differ:
-    old: SchemaFile
-    new: SchemaFile
+    old: Resolver
+    new: Resolver
     emit: Emit
-    file: str = ""
+    anchor: tuple[Location, Location] | None = None
+    """(use site, its pointer): under a renamed ``$ref`` or a changed base, a change found in a definition written
+    elsewhere is reported where the reference is, since that definition itself did not change."""
 
-    def at(self, rule: str, path: list[str | int], message: str) -> None:
-        self.emit(rule, self.file, json_pointer(path), message)
+    def report(self, rule: str, where: Location, message: str) -> None:
+        if self.anchor is not None:
+            (site_file, site_path), pointer = self.anchor
+            if where[0] != site_file or where[1][: len(site_path)] != site_path:
+                where = pointer
+        self.emit(rule, where[0], json_pointer(list(where[1])), message)
+
+    @staticmethod
+    def place(old: Node, new: Node, key: str) -> Location:
+        """Where a keyword's change is: where NEW writes it, else where OLD wrote it, else where it would go."""
+        if key in new.at:
+            return new.at[key]
+        if key in old.at:
+            return old.at[key]
+        return (new.where[0], (*new.where[1], key))
 
     # -- entry points -----------------------------------------------------------------------------
     def compare_documents(self, name: str) -> None:
-        self.file = name
         old, new = self.old.documents.get(name), self.new.documents.get(name)
         if not isinstance(old, dict) or not isinstance(new, dict):
             return
         if old.get("$schema") != new.get("$schema"):
-            self.at("DIALECT_CHANGED", ["$schema"], f"$schema {old.get('$schema')} -> {new.get('$schema')}")
+            self.report(
+                "DIALECT_CHANGED", (name, ("$schema",)), f"$schema {old.get('$schema')} -> {new.get('$schema')}"
+            )
         old_id, new_id = (ID_VERSION.sub("/<v>/", str(d.get("$id", ""))) for d in (old, new))
         if old_id != new_id:
-            self.at("SCHEMA_ID_CHANGED", ["$id"], f"$id {old.get('$id')} -> {new.get('$id')}")
+            self.report("SCHEMA_ID_CHANGED", (name, ("$id",)), f"$id {old.get('$id')} -> {new.get('$id')}")
         old_defs, new_defs = old.get("$defs") or {}, new.get("$defs") or {}
         for def_name in old_defs:
             if def_name not in new_defs:
-                self.at("DEFINITION_REMOVED", ["$defs", def_name], f"definition {def_name} removed")
+                self.report("DEFINITION_REMOVED", (name, ("$defs", def_name)), f"definition {def_name} removed")
         for def_name in new_defs:
+            where: Location = (name, ("$defs", def_name))
             if def_name not in old_defs:
-                self.at("DEFINITION_ADDED", ["$defs", def_name], f"definition {def_name} added")
+                self.report("DEFINITION_ADDED", where, f"definition {def_name} added")
             else:
-                self.compare(
-                    old_defs[def_name], new_defs[def_name], ["$defs", def_name], self._enum_key(name, def_name)
-                )
-        root_old = {k: v for k, v in old.items() if k not in ("$schema", "$id", "$defs")}
-        root_new = {k: v for k, v in new.items() if k not in ("$schema", "$id", "$defs")}
-        self.compare(root_old, root_new, [], name if name != self.new.main else None)
-
-    def _enum_key(self, file_name: str, def_name: str) -> str:
-        return f"#/$defs/{def_name}" if file_name == self.new.main else f"{file_name}#/$defs/{def_name}"
+                self.compare(self.old.node(old_defs[def_name], where), self.new.node(new_defs[def_name], where))
+        root_old = {k: v for k, v in old.items() if k not in ROOT_ONLY}
+        root_new = {k: v for k, v in new.items() if k not in ROOT_ONLY}
+        self.compare(self.old.node(root_old, (name, ())), self.new.node(root_new, (name, ())))
 
     # -- one location ---------------------------------------------------------------------------
-    def compare(self, old: Any, new: Any, path: list[str | int], enum_key: str | None = None) -> None:
-        if old == new:
+    def compare(self, old: Node, new: Node) -> None:
+        same_place = old.where == new.where
+        if same_place:
+            self._bindings(old, new)
+        if ("allOf" in old.kw) != ("allOf" in new.kw):
+            old, new = old.unmerged or old, new.unmerged or new  # one side cannot be merged: compare members
+        if old.meaning() == new.meaning() and json_equal(old.raw, new.raw):
             return
-        if not isinstance(old, dict) or not isinstance(new, dict):
-            self.at("UNCLASSIFIED_CHANGE", path, f"schema {_show(old)} -> {_show(new)}")
-            return
-        self._annotations(old, new, path)
-        if "$ref" in old or "$ref" in new:
-            if old.get("$ref") != new.get("$ref"):
-                self.at("REF_RETARGETED", path, f"$ref {old.get('$ref', '(inline)')} -> {new.get('$ref', '(inline)')}")
-            return
-        self._types(old, new, path)
-        self._enum(old, new, path, enum_key)
-        self._bounds(old, new, path)
-        self._pattern(old, new, path)
-        self._object(old, new, path)
-        self._any_of(old, new, path)
-        self._all_of(old, new, path)
-        if "items" in old and "items" in new:
-            self.compare(old["items"], new["items"], [*path, "items"])
-        elif old.get("items") != new.get("items"):
-            self.at(
-                "UNCLASSIFIED_CHANGE", [*path, "items"], f"items {_show(old.get('items'))} -> {_show(new.get('items'))}"
-            )
-        for key in sorted((set(old) | set(new)) - HANDLED):
-            if old.get(key) != new.get(key):
-                self.at("UNCLASSIFIED_CHANGE", [*path, key], f"{key}: {_show(old.get(key))} -> {_show(new.get(key))}")
+        saved = self.anchor
+        if same_place and self.anchor is None and (old.ref != new.ref or old.bases != new.bases):
+            key = "$ref" if old.ref != new.ref else "allOf"
+            self.anchor = (new.where, (new.where[0], (*new.where[1], key)))
+        try:
+            self._compare_meaning(old, new, same_place)
+        finally:
+            self.anchor = saved
 
-    def _annotations(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int]) -> None:
-        if old.get("title") != new.get("title"):
-            if "title" not in new:
-                self.at("TITLE_REMOVED", [*path, "title"], f"title {old['title']!r} removed")
-            elif "title" not in old:
-                self.at("TITLE_ADDED", [*path, "title"], f"title {new['title']!r} added")
-            else:
-                self.at("TITLE_CHANGED", [*path, "title"], f"title {old['title']!r} -> {new['title']!r}")
-        changed_docs = [key for key in DOC_KEYS if old.get(key) != new.get(key)]
-        if changed_docs:
-            self.at("DESCRIPTION_CHANGED", [*path, changed_docs[0]], f"{', '.join(changed_docs)} changed")
-        if bool(old.get("deprecated")) != bool(new.get("deprecated")):
-            rule = "DEPRECATED_ADDED" if new.get("deprecated") else "DEPRECATED_REMOVED"
-            self.at(rule, [*path, "deprecated"], f"deprecated: {bool(new.get('deprecated'))}")
-        if old.get("default") != new.get("default") or ("default" in old) != ("default" in new):
-            if "default" not in old:
-                self.at("DEFAULT_ADDED", [*path, "default"], f"default {_show(new['default'])} added")
-            elif "default" not in new:
-                self.at("DEFAULT_REMOVED", [*path, "default"], f"default {_show(old['default'])} removed")
-            else:
-                self.at(
-                    "DEFAULT_CHANGED", [*path, "default"], f"default {_show(old['default'])} -> {_show(new['default'])}"
+    def _compare_meaning(self, old: Node, new: Node, same_place: bool) -> None:
+        if "$ref" in old.kw or "$ref" in new.kw:
+            if same_place and old.ref != new.ref:
+                return  # reported by _bindings as REF_RETARGETED
+            self.report("REF_RETARGETED", self.place(old, new, "$ref"), f"$ref {old.ref} -> {new.ref}")
+            return
+        if ("$boolean" in old.kw) != ("$boolean" in new.kw) or "$boolean" in old.kw:
+            self.report("UNCLASSIFIED_CHANGE", new.where, f"schema {_show(old.raw)} -> {_show(new.raw)}")
+            return
+        self._default(old, new)
+        self._types(old, new)
+        self._enum(old, new)
+        self._bounds(old, new)
+        self._pattern(old, new)
+        self._object(old, new)
+        self._any_of(old, new)
+        self._all_of(old, new)
+        a, b = old.kw.get("items"), new.kw.get("items")
+        if isinstance(a, Node) and isinstance(b, Node):
+            self.compare(a, b)
+        elif (a is None) != (b is None):
+            self.report("UNCLASSIFIED_CHANGE", self.place(old, new, "items"), "items added or removed")
+        for key in sorted((set(old.kw) | set(new.kw)) - HANDLED):
+            before, after = old.kw.get(key), new.kw.get(key)
+            if json_key(_plain(before)) != json_key(_plain(after)):
+                self.report(
+                    "UNCLASSIFIED_CHANGE",
+                    self.place(old, new, key),
+                    f"{key}: {_show(_plain(before))} -> {_show(_plain(after))}",
                 )
 
-    def _types(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int]) -> None:
-        before, after = type_set(self.old, old), type_set(self.new, new)
+    # -- the bindings view: the raw schema written at this location ------------------------------
+    def _bindings(self, old: Node, new: Node) -> None:
+        a, b = old.raw, new.raw
+        if not isinstance(a, dict) or not isinstance(b, dict):
+            return
+        where = new.where
+        if a.get("title") != b.get("title"):
+            if "title" not in b:
+                self.report("TITLE_REMOVED", (where[0], (*where[1], "title")), f"title {a['title']!r} removed")
+            elif "title" not in a:
+                self.report("TITLE_ADDED", (where[0], (*where[1], "title")), f"title {b['title']!r} added")
+            else:
+                self.report(
+                    "TITLE_CHANGED", (where[0], (*where[1], "title")), f"title {a['title']!r} -> {b['title']!r}"
+                )
+        changed_docs = [key for key in DOC_KEYS if not json_equal(a.get(key), b.get(key))]
+        if changed_docs:
+            self.report(
+                "DESCRIPTION_CHANGED", (where[0], (*where[1], changed_docs[0])), f"{', '.join(changed_docs)} changed"
+            )
+        extensions = sorted(k for k in set(a) | set(b) if k.startswith("x-") and not json_equal(a.get(k), b.get(k)))
+        if extensions:
+            self.report("EXTENSION_CHANGED", (where[0], (*where[1], extensions[0])), f"{', '.join(extensions)} changed")
+        if bool(a.get("deprecated")) != bool(b.get("deprecated")):
+            rule = "DEPRECATED_ADDED" if b.get("deprecated") else "DEPRECATED_REMOVED"
+            self.report(rule, (where[0], (*where[1], "deprecated")), f"deprecated: {bool(b.get('deprecated'))}")
+        if "additionalProperties" not in old.kw and "additionalProperties" not in new.kw and old.ref == new.ref is None:
+            if _explicitly_open(a) and "additionalProperties" not in b:
+                self.report(
+                    "OPEN_CONTENT_MADE_IMPLICIT",
+                    (where[0], (*where[1], "additionalProperties")),
+                    "explicit additionalProperties: true removed (generated models stop keeping unknown keys)",
+                )
+            elif _explicitly_open(b) and "additionalProperties" not in a:
+                self.report(
+                    "OPEN_CONTENT_MADE_EXPLICIT",
+                    (where[0], (*where[1], "additionalProperties")),
+                    "explicit additionalProperties: true added (generated models keep unknown keys)",
+                )
+        if old.ref != new.ref:
+            unresolved = "$ref" in old.kw or "$ref" in new.kw
+            self.report(
+                "REF_RETARGETED" if unresolved else "REF_RENAMED",
+                (where[0], (*where[1], "$ref")),
+                f"$ref {old.ref or '(inline)'} -> {new.ref or '(inline)'}",
+            )
+        if "allOf" not in old.kw and "allOf" not in new.kw:
+            for base in new.bases:
+                if base not in old.bases:
+                    self.report("ALLOF_REFERENCE_ADDED", (where[0], (*where[1], "allOf")), f"allOf gained {base}")
+            for base in old.bases:
+                if base not in new.bases:
+                    self.report("ALLOF_REFERENCE_REMOVED", (where[0], (*where[1], "allOf")), f"allOf lost {base}")
+
+    # -- the wire view: normalised meaning --------------------------------------------------------
+    def _default(self, old: Node, new: Node) -> None:
+        if "default" not in old.kw and "default" not in new.kw:
+            return
+        where = self.place(old, new, "default")
+        if "default" not in old.kw:
+            self.report("DEFAULT_ADDED", where, f"default {_show(new.kw['default'])} added")
+        elif "default" not in new.kw:
+            self.report("DEFAULT_REMOVED", where, f"default {_show(old.kw['default'])} removed")
+        elif not json_equal(old.kw["default"], new.kw["default"]):
+            self.report("DEFAULT_CHANGED", where, f"default {_show(old.kw['default'])} -> {_show(new.kw['default'])}")
+
+    def _types(self, old: Node, new: Node) -> None:
+        before, after = old.types(), new.types()
         if before == after:
             return
-        where = [*path, "type"] if "type" in new or "type" in old else [*path, "anyOf"]
+        key = next((k for k in ("type", "anyOf", "enum") if k in new.at or k in old.at), "type")
+        where = self.place(old, new, key)
         if ANY in before or ANY in after:
             rule = "TYPE_NARROWED" if ANY in before else "TYPE_WIDENED"
-            self.at(rule, where, f"types {sorted(before)} -> {sorted(after)}")
+            self.report(rule, where, f"types {sorted(before)} -> {sorted(after)}")
             return
         if "null" in after and "null" not in before:
-            self.at("NULLABLE_ADDED", where, "null is now accepted")
+            self.report("NULLABLE_ADDED", where, "null is now accepted")
         if "null" in before and "null" not in after:
-            self.at("NULLABLE_REMOVED", where, "null is no longer accepted")
-        gained = sorted(t for t in after - {"null"} if not _covered(before, t))
-        lost = sorted(t for t in before - {"null"} if not _covered(after, t))
+            self.report("NULLABLE_REMOVED", where, "null is no longer accepted")
+        gained = sorted(t for t in after - {"null"} if not covered(before, t))
+        lost = sorted(t for t in before - {"null"} if not covered(after, t))
         if gained:
-            self.at("TYPE_WIDENED", where, f"now also accepts {', '.join(gained)}")
+            self.report("TYPE_WIDENED", where, f"now also accepts {', '.join(gained)}")
         if lost:
-            self.at("TYPE_NARROWED", where, f"no longer accepts {', '.join(lost)}")
+            self.report("TYPE_NARROWED", where, f"no longer accepts {', '.join(lost)}")
 
-    def _enum(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int], enum_key: str | None) -> None:
-        def values(schema: dict[str, Any]) -> list[Any] | None:
-            if isinstance(schema.get("enum"), list):
-                return list(schema["enum"])
-            return [schema["const"]] if "const" in schema else None
-
-        before, after = values(old), values(new)
-        if before == after or (
-            before is not None and after is not None and sorted(map(_show, before)) == sorted(map(_show, after))
-        ):
+    def _enum(self, old: Node, new: Node) -> None:
+        before, after = old.kw.get("enum"), new.kw.get("enum")
+        if before is None and after is None:
             return
-        where = [*path, "enum" if "enum" in new or "enum" in old else "const"]
+        where = self.place(old, new, "enum")
         if before is None or after is None:
-            self.at("UNCLASSIFIED_CHANGE", where, f"enum {_show(before)} -> {_show(after)}")
+            if not ("anyOf" in old.kw or "anyOf" in new.kw):
+                shown = [list((v or {}).values()) for v in (before, after)]
+                self.report("UNCLASSIFIED_CHANGE", where, f"enum {_show(shown[0])} -> {_show(shown[1])}")
             return
-        patterns = self.new.open_enums.get(enum_key or "", [])
-        for value in after:
-            if value not in before:
+        if set(before) == set(after):
+            return
+        patterns = self.new.open_enums.get(new.at["enum"], [])
+        for key, value in after.items():
+            if key not in before:
                 rule = "OPEN_ENUM_VALUE_ADDED" if self._covered_by(value, patterns) else "ENUM_VALUE_ADDED"
-                self.at(rule, where, f"value {_show(value)} added")
-        for value in before:
-            if value not in after:
+                self.report(rule, where, f"value {_show(value)} added")
+        for key, value in before.items():
+            if key not in after:
                 rule = "OPEN_ENUM_VALUE_REMOVED" if self._covered_by(value, patterns) else "ENUM_VALUE_REMOVED"
-                self.at(rule, where, f"value {_show(value)} removed")
+                self.report(rule, where, f"value {_show(value)} removed")
 
     @staticmethod
-    def _covered_by(value: Any, patterns: list[str | None]) -> bool:
+    def _covered_by(value: Any, siblings: list[tuple[str, ...] | None]) -> bool:
         if not isinstance(value, str):
             return False
-        for pattern in patterns:
-            regex = None if pattern is None else _regex(pattern)
-            if pattern is None or (regex is not None and regex.find(value) is not None):
+        for patterns in siblings:
+            if patterns is None:
+                return True
+            regexes = [_regex(p) for p in patterns]
+            if all(r is not None and r.find(value) is not None for r in regexes):
                 return True
         return False
 
-    def _bounds(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int]) -> None:
+    def _bounds(self, old: Node, new: Node) -> None:
         for keywords in (LOWER_BOUNDS, UPPER_BOUNDS):
             lower = keywords is LOWER_BOUNDS
             for key in keywords:
-                a, b = old.get(key), new.get(key)
+                a, b = old.kw.get(key), new.kw.get(key)
                 if a == b:
                     continue
                 tightened = a is None or (b is not None and (b > a if lower else b < a))
@@ -339,108 +317,148 @@ class Differ:
                     (False, True): "UPPER_BOUND_LOWERED",
                     (False, False): "UPPER_BOUND_RAISED",
                 }[(lower, tightened)]
-                self.at(rule, [*path, key], f"{key} {_show(a)} -> {_show(b)}")
+                self.report(rule, self.place(old, new, key), f"{key} {_show(a)} -> {_show(b)}")
 
-    def _pattern(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int]) -> None:
-        a, b = old.get("pattern"), new.get("pattern")
+    def _pattern(self, old: Node, new: Node) -> None:
+        a, b = old.kw.get("pattern", frozenset()), new.kw.get("pattern", frozenset())
         if a == b:
             return
-        rule = "PATTERN_ADDED" if a is None else "PATTERN_REMOVED" if b is None else "PATTERN_CHANGED"
-        self.at(rule, [*path, "pattern"], f"pattern {_show(a)} -> {_show(b)}")
+        where = self.place(old, new, "pattern")
+        shown = f"pattern {_show(a) if a else 'none'} -> {_show(b) if b else 'none'}"
+        if not a or not b:
+            self.report("PATTERN_ADDED" if b else "PATTERN_REMOVED", where, shown)
+            return
+        inclusion = compare_patterns(next(iter(a)), next(iter(b))) if len(a) == len(b) == 1 else Inclusion.UNKNOWN
+        reason = {
+            Inclusion.UNKNOWN: " (inclusion not decidable)",
+            Inclusion.INCOMPARABLE: " (neither contains the other)",
+        }
+        self.report(PATTERN_RULES[inclusion], where, shown + reason.get(inclusion, ""))
 
-    def _object(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int]) -> None:
-        old_props, new_props = old.get("properties") or {}, new.get("properties") or {}
-        old_req, new_req = set(old.get("required") or []), set(new.get("required") or [])
-        was_open, is_open = _is_open(old), _is_open(new)
+    def _object(self, old: Node, new: Node) -> None:
+        old_props: dict[str, Node] = old.kw.get("properties") or {}
+        new_props: dict[str, Node] = new.kw.get("properties") or {}
+        old_req: frozenset[str] = old.kw.get("required", frozenset())
+        new_req: frozenset[str] = new.kw.get("required", frozenset())
+        was_open, is_open = "additionalProperties" not in old.kw, "additionalProperties" not in new.kw
         for name, schema in new_props.items():
-            where: list[str | int] = [*path, "properties", name]
+            where = schema.where
             if name in old_props:
-                self.compare(old_props[name], schema, where)
+                self.compare(old_props[name], schema)
             elif name in new_req:
-                self.at("REQUIRED_PROPERTY_ADDED", where, f"required property {name!r} added")
+                self.report("REQUIRED_PROPERTY_ADDED", where, f"required property {name!r} added")
             elif not was_open:
-                self.at("PROPERTY_ADDED_TO_CLOSED_OBJECT", where, f"property {name!r} added to a closed object")
-            elif isinstance(schema, dict) and "default" in schema:
-                self.at(
+                self.report("PROPERTY_ADDED_TO_CLOSED_OBJECT", where, f"property {name!r} added to a closed object")
+            elif "default" in schema.kw:
+                self.report(
                     "PROPERTY_ADDED_WITH_DEFAULT",
                     where,
-                    f"optional property {name!r} added, default {_show(schema['default'])}",
+                    f"optional property {name!r} added, default {_show(schema.kw['default'])}",
                 )
             else:
-                self.at("PROPERTY_ADDED", where, f"optional property {name!r} added")
-        for name in old_props:
+                self.report("PROPERTY_ADDED", where, f"optional property {name!r} added")
+        for name, schema in old_props.items():
             if name in new_props:
                 continue
-            where = [*path, "properties", name]
             if name in old_req:
-                self.at("REQUIRED_PROPERTY_REMOVED", where, f"required property {name!r} removed")
+                self.report("REQUIRED_PROPERTY_REMOVED", schema.where, f"required property {name!r} removed")
             elif not is_open:
-                self.at("PROPERTY_REMOVED_FROM_CLOSED_OBJECT", where, f"property {name!r} removed from a closed object")
+                self.report(
+                    "PROPERTY_REMOVED_FROM_CLOSED_OBJECT",
+                    schema.where,
+                    f"property {name!r} removed from a closed object",
+                )
             else:
-                self.at("PROPERTY_REMOVED", where, f"optional property {name!r} removed")
+                self.report("PROPERTY_REMOVED", schema.where, f"optional property {name!r} removed")
         for name in sorted(new_req - old_req):
             if name in old_props or name not in new_props:
-                self.at("PROPERTY_MADE_REQUIRED", [*path, "required"], f"{name!r} is now required")
+                where = new.at.get(f"required:{name}", self.place(old, new, "required"))
+                self.report("PROPERTY_MADE_REQUIRED", where, f"{name!r} is now required")
         for name in sorted(old_req - new_req):
             if name in new_props or name not in old_props:
-                self.at("PROPERTY_MADE_OPTIONAL", [*path, "required"], f"{name!r} is no longer required")
+                where = old.at.get(f"required:{name}", self.place(old, new, "required"))
+                self.report("PROPERTY_MADE_OPTIONAL", where, f"{name!r} is no longer required")
+        where = self.place(old, new, "additionalProperties")
         if was_open and not is_open:
-            self.at(
-                "ADDITIONAL_PROPERTIES_CLOSED", [*path, "additionalProperties"], "unknown keys are no longer accepted"
-            )
+            self.report("ADDITIONAL_PROPERTIES_CLOSED", where, "unknown keys are no longer accepted")
         elif is_open and not was_open:
-            self.at("ADDITIONAL_PROPERTIES_OPENED", [*path, "additionalProperties"], "unknown keys are now accepted")
-        elif not is_open and old.get("additionalProperties") != new.get("additionalProperties"):
-            self.at(
-                "UNCLASSIFIED_CHANGE",
-                [*path, "additionalProperties"],
-                f"additionalProperties {_show(old.get('additionalProperties'))} -> "
-                f"{_show(new.get('additionalProperties'))}",
-            )
+            self.report("ADDITIONAL_PROPERTIES_OPENED", where, "unknown keys are now accepted")
+        elif not is_open and _plain(old.kw["additionalProperties"]) != _plain(new.kw["additionalProperties"]):
+            self.report("UNCLASSIFIED_CHANGE", where, "additionalProperties changed")
 
-    def _any_of(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int]) -> None:
-        a, b = old.get("anyOf"), new.get("anyOf")
-        if a == b:
+    def _any_of(self, old: Node, new: Node) -> None:
+        a, b = old.kw.get("anyOf"), new.kw.get("anyOf")
+        if a is None and b is None:
             return
-        if not isinstance(a, list) or not isinstance(b, list):
+        if a is None or b is None:
             # type <-> anyOf: the type rules compared the accepted types; anything more needs a human.
-            branches = a if isinstance(a, list) else b if isinstance(b, list) else []
-            if not all(_is_pure_type(branch) for branch in branches):
-                self.at("COMPOSITION_CHANGED", [*path, "anyOf"], "anyOf added or removed around constrained branches")
+            branches = a if a is not None else b or []
+            if not all(is_pure_type(branch) for branch in branches):
+                self.report(
+                    "COMPOSITION_CHANGED",
+                    self.place(old, new, "anyOf"),
+                    "anyOf added or removed around constrained branches",
+                )
             return
-        old_keys = {_branch_key(branch): i for i, branch in enumerate(a)}
-        new_keys = {_branch_key(branch): i for i, branch in enumerate(b)}
-        for key, i in new_keys.items():
-            where: list[str | int] = [*path, "anyOf", i]
-            if key in old_keys:
-                self.compare(a[old_keys[key]], b[i], where, f"inline:{id(b[i])}")
-            elif not _is_pure_type(b[i]):
-                self.at("ANYOF_BRANCH_ADDED", where, f"branch {_show(b[i])} added")
-        for key, i in old_keys.items():
-            if key not in new_keys and not _is_pure_type(a[i]):
-                self.at("ANYOF_BRANCH_REMOVED", [*path, "anyOf", i], f"branch {_show(a[i])} removed")
+        unmatched = list(range(len(a)))
+        for branch in b:
+            match = _match(branch, [a[i] for i in unmatched])
+            if match is not None:
+                self.compare(a[unmatched.pop(match)], branch)
+            elif not is_pure_type(branch):
+                self.report("ANYOF_BRANCH_ADDED", branch.where, f"branch {_show(branch.raw)} added")
+        for i in unmatched:
+            if not is_pure_type(a[i]):
+                self.report("ANYOF_BRANCH_REMOVED", a[i].where, f"branch {_show(a[i].raw)} removed")
 
-    def _all_of(self, old: dict[str, Any], new: dict[str, Any], path: list[str | int]) -> None:
-        a, b = old.get("allOf") or [], new.get("allOf") or []
-        if a == b:
-            return
-        old_keys = [_branch_key(member) for member in a]
-        new_keys = [_branch_key(member) for member in b]
-        for i, key in enumerate(new_keys):
-            if key in old_keys:
-                self.compare(a[old_keys.index(key)], b[i], [*path, "allOf", i])
+    def _all_of(self, old: Node, new: Node) -> None:
+        """Only members that could not be merged exactly are left here: compared one by one."""
+        a, b = old.kw.get("allOf") or [], new.kw.get("allOf") or []
+        unmatched = list(range(len(a)))
+        for member in b:
+            match = _match(member, [a[i] for i in unmatched])
+            if match is not None:
+                self.compare(a[unmatched.pop(match)], member)
             else:
-                self.at("ALLOF_MEMBER_ADDED", [*path, "allOf", i], f"allOf member {_show(b[i])} added")
-        for i, key in enumerate(old_keys):
-            if key not in new_keys:
-                self.at("ALLOF_MEMBER_REMOVED", [*path, "allOf", i], f"allOf member {_show(a[i])} removed")
+                self.report("ALLOF_MEMBER_ADDED", member.where, f"allOf member {_show(member.raw)} added")
+        for i in unmatched:
+            self.report("ALLOF_MEMBER_REMOVED", a[i].where, f"allOf member {_show(a[i].raw)} removed")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Node):
+        return value.meaning()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(value)
+    return value
+
+
+def _match(branch: Node, candidates: list[Node]) -> int | None:
+    """The old branch a new one continues: same meaning, else same ``$ref``, else same location, else same types."""
+    tests: list[Callable[[Node], bool]] = [
+        lambda c: c.meaning() == branch.meaning(),
+        lambda c: branch.ref is not None and c.ref == branch.ref,
+        lambda c: c.where == branch.where and c.types() == branch.types(),
+        lambda c: c.types() == branch.types() and not is_pure_type(c),
+    ]
+    for test in tests:
+        for i, candidate in enumerate(candidates):
+            if test(candidate):
+                return i
+    return None
 
 
 def compare_schemas(old_documents: dict[str, Any], new_documents: dict[str, Any], main: str, emit: Emit) -> None:
     """Compare every schema file both sides have (the main file first)."""
-    old, new = SchemaFile(old_documents, main), SchemaFile(new_documents, main)
-    find_open_enums(old)
-    find_open_enums(new)
+    old, new = Resolver(old_documents, main), Resolver(new_documents, main)
+    for side, documents in ((old, old_documents), (new, new_documents)):
+        # Build the main file first, so every enum behind an anyOf knows its sibling branches.
+        main_document = documents.get(main)
+        if isinstance(main_document, dict):
+            for def_name, definition in (main_document.get("$defs") or {}).items():
+                side.node(definition, (main, ("$defs", def_name)))
     differ = Differ(old, new, emit)
     for name in [main, *sorted(set(old_documents) & set(new_documents) - {main})]:
         if name in old_documents and name in new_documents:
