@@ -8,7 +8,8 @@ from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 
 Profile = Literal["core", "gym"]
 PROFILES: tuple[Profile, ...] = get_args(Profile)
-DEFAULT_PROFILE: Profile = "gym"
+# The default everywhere (every binding and tool): what a trainer needs. Gym servers ask for "gym".
+DEFAULT_PROFILE: Profile = "core"
 
 # The $defs entry of each profile in every version's schema.
 PROFILE_DEFINITIONS: dict[Profile, str] = {"core": "VerifyResponse", "gym": "GymVerifyResponse"}
