@@ -307,5 +307,5 @@ def test_pytest_plugin_in_a_downstream_repo(tmp_path: Path) -> None:
     passed = int(out.split(" passed")[0].split()[-1])
     runnable = [v for v in VECTORS if v.has_instance and v.profile == "core" and v.contract_version == LATEST_VERSION]
     old_gym = [v for v in VECTORS if v.has_instance and v.profile == "gym" and v.contract_version == "1.0.0"]
-    assert passed == 6 + len(runnable) + len(old_gym), out  # one test per vector the marker's settings can run
+    assert passed == 5 + len(runnable) + len(old_gym), out  # one test per vector the marker's settings can run
     assert 0 < len(runnable) < len(VECTORS) and old_gym
