@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pydantic import BaseModel
 
 from verify_contract import effective_mask
@@ -255,9 +254,9 @@ def test_pytest_plugin_is_registered() -> None:
 
 def test_pytest_plugin_in_a_downstream_repo(tmp_path: Path) -> None:
     (tmp_path / "downstream_readers.py").write_text((TESTS / "fixtures" / "readers.py").read_text())
-    (tmp_path / "markdown_blocks.py").write_text(
-        (TESTS / "markdown_blocks.py").read_text().replace("Path(__file__).resolve().parent.parent", f"Path({str(TESTS.parent)!r})")
-    )
+    here = f"Path({str(TESTS.parent)!r})"  # the copy reads this repository's SPEC.md
+    blocks = (TESTS / "markdown_blocks.py").read_text().replace("Path(__file__).resolve().parent.parent", here)
+    (tmp_path / "markdown_blocks.py").write_text(blocks)
     (tmp_path / "test_downstream.py").write_text(
         textwrap.dedent(
             """

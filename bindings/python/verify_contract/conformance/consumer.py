@@ -122,7 +122,7 @@ def _is_bool(value: Any) -> bool:
 
 def _number(value: Any) -> float | None:
     """A finite number's value; None for booleans, strings and anything else (no coercion)."""
-    if isinstance(value, bool) or isinstance(value, (str, bytes)):
+    if isinstance(value, (bool, str, bytes)):
         return None
     try:
         number = float(value)

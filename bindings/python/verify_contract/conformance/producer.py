@@ -91,9 +91,7 @@ def assert_conforms(
     if not findings:
         findings = validate(document, version, profile).findings
     obligations = {id(f): finding_obligation(f, document) for f in findings}
-    failing = [
-        f for f in findings if OBLIGATIONS[obligations[id(f)]].level is Level.MUST or warnings_as_errors
-    ]
+    failing = [f for f in findings if OBLIGATIONS[obligations[id(f)]].level is Level.MUST or warnings_as_errors]
     if failing:
         listing = "\n".join(f"  {obligations[id(f)]} [{f.rule}] {f.message}" for f in failing)
         raise ConformanceError(f"does not conform to contract {version} ({profile} profile):\n{listing}", failing)
@@ -186,7 +184,8 @@ def check_producer(
             continue
         for found in validate(emitted, version, profile).errors:
             obligation = finding_obligation(found, emitted)
-            report.issues.append(Issue(obligation, vector.id, vector.description, f"emits [{found.rule}] {found.message}"))
+            detail = f"emits [{found.rule}] {found.message}"
+            report.issues.append(Issue(obligation, vector.id, vector.description, detail))
         before, after = _paths(vector.document), _paths(emitted)
         lost = [p for p in before if p not in after]
         dropped = [p for p in lost if not any(p.startswith(d + "/") for d in lost)]  # the outermost only
@@ -199,6 +198,7 @@ def check_producer(
             if p in after and not isinstance(before[p], (dict, list)) and not json_equal(before[p], after[p])
         ]
         if changed:
-            detail = "changes " + ", ".join(f"{p}: {short(before[p], 40)} -> {short(after[p], 40)}" for p in changed[:5])
+            shown = ", ".join(f"{p}: {short(before[p], 40)} -> {short(after[p], 40)}" for p in changed[:5])
+            detail = f"changes {shown}"
             report.issues.append(Issue("producer-round-trip", vector.id, vector.description, detail))
     return report

@@ -96,7 +96,8 @@ class ConformanceReport:
         for row in self.obligations():
             if row["status"] != "broken":
                 continue
-            lines.append(f"{row['level']} {row['id']} (SPEC {row['section']}): {row['text']}; broken by {row['vectors']}")
+            heading = f"{row['level']} {row['id']} (SPEC {row['section']}): {row['text']}"
+            lines.append(f"{heading}; broken by {row['vectors']}")
             shown = [issue for issue in self.issues if issue.obligation == row["id"]]
             for issue in shown[:limit]:
                 lines.append(f"  {issue.vector}: {issue.detail}")
