@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: setup
-	$(VENV)/bin/verify-contract check examples/results.jsonl --profile core
+	$(VENV)/bin/verify-contract check examples/results.jsonl
 
 # The TypeScript generator runs json-schema-to-typescript from bindings/typescript/node_modules;
 # the Go generator formats with gofmt.
