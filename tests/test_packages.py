@@ -102,7 +102,14 @@ def test_npm_tarball_installs_with_compiled_code_and_types(tmp_path: Path) -> No
     package = BINDINGS / "typescript"
     if not (package / "node_modules").is_dir():
         run([npm, "ci", "--no-audit", "--no-fund"], cwd=package)
-    run([npm, "pack", "--pack-destination", str(tmp_path)], cwd=package)  # `prepare` compiles dist/
+    # Pack a clean checkout of the package (no dist/ yet): `prepare` must compile it into the tarball.
+    clean = tmp_path / "checkout"
+    clean.mkdir()
+    for name in ("src", "package.json", "package-lock.json", "tsconfig.json", "README.md", "LICENSE"):
+        copy = shutil.copytree if (package / name).is_dir() else shutil.copy
+        copy(package / name, clean / name)
+    (clean / "node_modules").symlink_to(package / "node_modules")  # the pinned compiler, not a download
+    run([npm, "pack", "--pack-destination", str(tmp_path)], cwd=clean)
     (tarball,) = tmp_path.glob("verify-contract-*.tgz")
     with tarfile.open(tarball) as archive:
         names = set(archive.getnames())
