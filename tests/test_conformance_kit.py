@@ -24,6 +24,8 @@ from verify_contract.conformance import (
     check_consumer,
     check_producer,
 )
+from verify_contract.conformance.consumer import MASK_RULES, REWARD_RULES
+from verify_contract.findings import RULES
 from verify_contract.models import GymVerifyResponse, VerifyResponse
 from verify_contract.versions import LATEST_VERSION, Profile
 
@@ -308,3 +310,8 @@ def test_pytest_plugin_in_a_downstream_repo(tmp_path: Path) -> None:
     old_gym = [v for v in VECTORS if v.has_instance and v.profile == "gym" and v.contract_version == "1.0.0"]
     assert passed == 5 + len(runnable) + len(old_gym), out  # one test per vector the marker's settings can run
     assert 0 < len(runnable) < len(VECTORS) and old_gym
+
+
+def test_the_kit_names_only_rules_of_spec_section_8() -> None:
+    assert RULES.keys() >= MASK_RULES | REWARD_RULES
+    assert "document-type" in RULES  # with the json-* rules, section 2.1's (consumer-refuse-json)
