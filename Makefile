@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: setup
-	$(VENV)/bin/verify-contract check examples/results.jsonl --profile core
+	$(VENV)/bin/verify-contract check examples/results.jsonl
 
 # Every binding is rendered from templates over the resolved model; the Go output is formatted with gofmt.
 generate: setup

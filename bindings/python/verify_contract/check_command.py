@@ -3,34 +3,82 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from typing import Any, TextIO
 
-from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, Report, check_paths, dumps_report
+from verify_contract import fastpath
+from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, Report, check_paths
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
+MESSAGE_LIMIT = 300
+"""Characters of a finding's message shown: a message quotes the offending value, which may be megabytes."""
 
-def format_text(report: Report) -> str:
+# (rule, text in the message) -> what to do about it; printed once per run under the findings.
+HINTS: tuple[tuple[str, str, str], ...] = (
+    (
+        "json-syntax",
+        "byte order mark",
+        "a file starts with a byte order mark; save it as UTF-8 without one (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)",
+    ),
+    (
+        "json-syntax",
+        "invalid UTF-8",
+        "a line is not UTF-8; if the file is in another encoding, convert it (iconv -f LATIN1 -t UTF-8 FILE)",
+    ),
+)
+
+
+def cap(message: str, limit: int = MESSAGE_LIMIT) -> str:
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}... ({len(message):,} characters)"
+
+
+def hints(report: Report) -> list[str]:
+    found = []
+    for rule, text, hint in HINTS:
+        if any(f.finding.rule == rule and text in f.finding.message for f in report.findings):
+            found.append(hint)
+    return found
+
+
+def precheck(options: CheckOptions) -> str:
+    """Whether the compiled pre-check ran: "compiled", "off" (--reference-only) or "not built"."""
+    if not options.fast:
+        return "off"
+    return "compiled" if fastpath.available() else "not built"
+
+
+PRECHECK_NOTES = {
+    "compiled": "pre-check: compiled",
+    "off": "pre-check: off (--reference-only): every line went through the reference validator",
+    "not built": "pre-check: not built (no C compiler when installed; set CC and reinstall): every line went "
+    "through the reference validator, same report, much slower",
+}
+
+
+def format_text(report: Report, options: CheckOptions) -> str:
+    """Findings, then the summary. Input errors are not repeated here: they go to stderr, once."""
     lines = []
     for located in report.findings:
         where = located.path if located.line is None else f"{located.path}:{located.line}"
         f = located.finding
-        lines.append(f"{where}: {f.severity.value} [{f.rule}] {f.message}")
+        lines.append(f"{where}: {f.severity.value} [{f.rule}] {cap(f.message)}")
     hidden = report.findings_total - len(report.findings)
     if hidden:
         lines.append(f"... {hidden} more findings not listed (--max-findings {len(report.findings)})")
-    for error in report.input_errors:
-        lines.append(f"input error: {error}")
     kinds = report.failure_kinds()
     legacy = report.legacy_mask()
+    unread = f"; {len(report.input_errors)} input errors (on stderr)" if report.input_errors else ""
     lines.append(
         f"{report.lines} lines in {report.files} inputs "
         f"(contract {report.contract_version}, profile {report.profile}): "
         f"{report.valid} valid, {report.invalid} invalid, {report.blank} blank; {report.masked} masked; "
-        f"{report.errors} errors, {report.warnings} warnings"
+        f"{report.errors} errors, {report.warnings} warnings{unread}"
     )
     lines.append(
         f"failure kinds: {kinds['registered']} registered, {kinds['namespaced']} namespaced, "
@@ -39,7 +87,18 @@ def format_text(report: Report) -> str:
     )
     if report.tally.rules:
         lines.append("by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(report.tally.rules.items())))
+    lines.append(PRECHECK_NOTES[precheck(options)])
+    lines.extend(f"hint: {hint}" for hint in hints(report))
     return "\n".join(lines)
+
+
+def format_json(report: Report, options: CheckOptions) -> str:
+    data = report.as_dict()
+    for item in data["findings"]:
+        item["message"] = cap(item["message"])
+    data["precheck"] = precheck(options)
+    data["hints"] = hints(report)
+    return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 class ProgressLine:
@@ -96,10 +155,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    if args.format == "json":
-        print(dumps_report(report))
-    else:
-        print(format_text(report))
+    print(format_json(report, options) if args.format == "json" else format_text(report, options))
     for error in report.input_errors:
         print(f"verify-contract check: {error}", file=sys.stderr)
     if report.input_errors:
@@ -117,7 +173,12 @@ def register(commands: Any) -> None:
         "--warnings-as-errors), 2 usage or input error.",
     )
     check.add_argument("paths", nargs="+", metavar="INPUT", help="file, directory, glob, or - for stdin")
-    check.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="default: %(default)s")
+    check.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=DEFAULT_PROFILE,
+        help="core (what a trainer needs) or gym (NeMo Gym's wire format, with the request echo); default: %(default)s",
+    )
     check.add_argument(
         "--contract-version", choices=CONTRACT_VERSIONS, default=LATEST_VERSION, help="default: %(default)s"
     )

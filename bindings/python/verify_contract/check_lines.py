@@ -68,7 +68,7 @@ def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions,
         if outcome is None:
             outcome = local.get(key) if key is not None else None
             if outcome is None:
-                raw = chunk[start:stop]
+                raw = chunk[start:stop].rstrip(b"\r\n")  # the terminator is not the line's: errors at its end
                 if statuses[index] == fastpath.STATUS_CONTRACT:
                     outcome = contract_outcome(raw, version, profile)
                 else:

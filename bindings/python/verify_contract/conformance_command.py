@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from verify_contract.conformance import READS, check_consumer, check_producer
+from verify_contract.conformance import READS, TAKES, check_consumer, check_producer
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
@@ -50,7 +50,13 @@ def run(args: argparse.Namespace) -> int:
             if not callable(read):
                 raise TargetError(f"{args.consumer} is not callable")
             report = check_consumer(
-                read, args.reads, invalid=args.invalid, name=args.consumer, version=args.contract_version
+                read,
+                args.reads,
+                invalid=args.invalid,
+                name=args.consumer,
+                version=args.contract_version,
+                profile=args.profile,
+                takes=args.takes,
             )
     except TargetError as error:
         print(f"verify-contract conformance: {error}", file=sys.stderr)
@@ -63,7 +69,8 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "conformance",
         help="run the conformance vectors through a producer's model or a consumer's read function",
-        description="Exit codes: 0 conforms, 1 does not, 2 usage error (e.g. the target cannot be imported).",
+        description="Judges the producer or consumer obligations of SPEC 4.1/4.2 and reports by obligation id. "
+        "Exit codes: 0 conforms (no MUST broken), 1 does not, 2 usage error (e.g. the target cannot be imported).",
     )
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--producer", metavar="MODULE:CLASS", help="a pydantic model class the producer emits")
@@ -72,12 +79,26 @@ def register(commands: Any) -> None:
         "--reads", choices=READS, default="mask", help="what the consumer function returns (default: %(default)s)"
     )
     parser.add_argument(
+        "--takes",
+        choices=TAKES,
+        default="document",
+        help="what the consumer function is given: the parsed document or the JSON text (default: %(default)s)",
+    )
+    parser.add_argument(
         "--invalid",
         choices=("refuse", "skip"),
         default="refuse",
         help="consumer must raise on documents the contract rejects (default), or skip them",
     )
-    parser.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="producer profile (%(default)s)")
-    parser.add_argument("--contract-version", choices=CONTRACT_VERSIONS, default=LATEST_VERSION)
+    parser.add_argument(
+        "--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="profile documents are judged at (%(default)s)"
+    )
+    parser.add_argument(
+        "--contract-version",
+        choices=CONTRACT_VERSIONS,
+        default=LATEST_VERSION,
+        help="version the producer implements or the consumer reads; a consumer also gets earlier versions' documents"
+        " (default: %(default)s)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=run)

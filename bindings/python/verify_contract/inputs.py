@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import gzip
 import io
+import json
 import sys
 import zlib
 from collections.abc import Iterator
@@ -109,16 +110,53 @@ def open_stream(source: Source) -> BinaryIO:
         raise InputError(f"{source.name}: {_describe(error)}") from error
     if head == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    hint = utf16_hint(buffered.peek(4)[:4])
+    if hint:
+        raise InputError(f"{source.name}: {hint}")
     return buffered
+
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def utf16_hint(head: bytes) -> str | None:
+    """A hint when a file starts like UTF-16 text (a UTF-16 byte order mark, or ASCII interleaved with NULs):
+    every line would be invalid UTF-8, so one clear error beats a finding per line."""
+    if head[:2] in _UTF16_BOMS or (len(head) == 4 and (head[1::2] == b"\0\0" or head[0::2] == b"\0\0")):
+        return "UTF-16 text; verify responses are UTF-8 (convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8)"
+    return None
+
+
+def document_hint(name: str, data: bytes) -> str | None:
+    """A one-line hint when a ``.json`` file holds several documents rather than one: a JSON array of
+    them, or JSON Lines. Both are refused (each would be one huge finding), with the way to check them."""
+    text = data.lstrip(b" \t\r\n")
+    if text.startswith(b"["):
+        return (
+            f"{name}: a JSON array, not one verify response; check its elements as JSON Lines: "
+            f"jq -c '.[]' {name} | verify-contract check -"
+        )
+    first, newline, rest = text.partition(b"\n")
+    if newline and rest.strip() and first.strip().startswith(b"{") and first.strip().endswith(b"}"):
+        try:
+            json.loads(first)
+        except ValueError:
+            return None
+        return f"{name}: JSON Lines (one document per line) in a .json file; name it .jsonl, or check it as - < {name}"
+    return None
 
 
 def read_all(source: Source) -> bytes:
     """The whole content of a one-document source (a ``.json`` file)."""
     with open_stream(source) as stream:
         try:
-            return stream.read()
+            data = stream.read()
         except (OSError, EOFError, zlib.error) as error:
             raise InputError(f"{source.name}: {_describe(error)}") from error
+    hint = document_hint(source.name, data)
+    if hint:
+        raise InputError(hint)
+    return data
 
 
 def chunks(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
@@ -159,4 +197,15 @@ def describe_error(error: BaseException) -> str:
     return _describe(error)
 
 
-__all__ = ["STDIN", "InputError", "Source", "chunks", "describe_error", "open_stream", "read_all", "resolve"]
+__all__ = [
+    "STDIN",
+    "InputError",
+    "Source",
+    "chunks",
+    "describe_error",
+    "document_hint",
+    "open_stream",
+    "read_all",
+    "resolve",
+    "utf16_hint",
+]

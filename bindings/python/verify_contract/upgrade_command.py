@@ -205,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
             else:
                 upgrade_source(source, sys.stdout.buffer, args.profile, report)
                 sys.stdout.flush()
+        except BrokenPipeError:
+            raise  # stdout's reader went away (`| head`): the command line stops quietly
         except (InputError, OSError) as error:
             errors.append(str(error))
     if not args.quiet:

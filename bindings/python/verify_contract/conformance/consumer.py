@@ -1,50 +1,106 @@
-"""Consumer conformance: run the vectors through a trainer's read function and compare with the contract.
+"""Consumer conformance: run the vectors through a trainer's read function and judge it by SPEC 4.2.
 
-A read function takes one verify-response document (a dict, as a trainer gets it from its JSON parser)
-and returns what the trainer will act on: the mask flag (``reads="mask"``), the reward
-(``reads="reward"``), or both (``reads="both"``: a ``(mask, reward)`` pair or a mapping with keys
-``mask`` and ``reward``).
+A read function takes one verify response, a dict as a trainer gets it from its JSON parser
+(``takes="document"``) or the JSON text itself (``takes="text"``), and returns what the trainer acts on:
+the mask (``reads="mask"``), the reward (``reads="reward"``), or both (``reads="both"``: a
+``(mask, reward)`` pair or a mapping with keys ``mask`` and ``reward``). Refusing a document is raising.
 
-Expected results come from the vectors. A vector whose ``effective_mask`` is null has no defined mask
-(the document breaks the contract, or its mask is not a boolean): a conforming consumer must refuse it
-(raise) rather than return a value, because any value would be a guess, as ``bool("false")`` is. With
-``invalid="skip"`` those vectors are not used, for readers that only ever see documents that a
-validation step has already accepted. Vectors about the JSON text itself (duplicate keys, NaN tokens,
-nesting depth, bad UTF-8) are not applicable: a read function gets a dict, after the parser, whose job
-those are (``verify-contract check`` or ``verify_contract.parse_json``). Gym-profile vectors that are
-invalid only at the gym profile are not applicable either (see ``consumer_vector``).
+Each document is judged at the consumer's profile and version, by the reference validator:
+
+- Documents the consumer MUST refuse (SPEC 4.2.2): a non-boolean mask when it reads the mask
+  (``consumer-refuse-mask``), a missing or non-number reward when it reads the reward
+  (``consumer-refuse-reward``), a document that breaks section 2.1 (``consumer-refuse-json``: only a
+  text reader can see most of those, so raw JSON-text vectors apply only to ``takes="text"``).
+- Valid documents it MUST read: refusing one breaks the obligation that covers what it carries
+  (``consumer-earlier-versions``, ``consumer-unregistered-kinds``, ``consumer-unknown-keys``, else
+  ``consumer-effective-mask`` / ``consumer-refuse-reward``), and a returned mask or reward must be the
+  document's effective mask and reward value.
+- Documents invalid for other reasons (a malformed ``failure_kind``, a gym document without its
+  request echo): the consumer MAY refuse them; if it answers, the answer must still be right.
+
+Vectors of later versions than the consumer's do not apply; earlier ones do (SPEC 4.2.4). At the gym
+profile, core-profile documents are given the minimal request echo they lack.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, Issue, short
 from verify_contract.jsonio import parse_json
+from verify_contract.mask import effective_mask
+from verify_contract.schemas import declared_fields, registered_failure_kinds
+from verify_contract.validation import NAMESPACE_SEPARATOR, validate
 from verify_contract.vectors import Vector, load_vectors
-from verify_contract.versions import LATEST_VERSION
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version, version_key
 
 Reads = Literal["mask", "reward", "both"]
+Takes = Literal["document", "text"]
 InvalidPolicy = Literal["refuse", "skip"]
 READS: tuple[Reads, ...] = ("mask", "reward", "both")
+TAKES: tuple[Takes, ...] = ("document", "text")
+
+GYM_ECHO: dict[str, Any] = {"responses_create_params": {}, "response": {"output": []}}
+"""The smallest request echo that makes a core document a gym one."""
+
+MASK_RULES = frozenset({"mask-sample-type", "legacy-mask-type"})
+REWARD_RULES = frozenset({"reward-required", "reward-type", "reward-non-finite"})
 
 
-def _document(vector: Vector) -> Any:
-    """The dict a consumer gets, or None when the JSON text itself breaks the contract (duplicate keys,
-    NaN, deep nesting...): that is the parser's business, and a dict cannot show it to a reader."""
-    if vector.has_instance:
-        return copy.deepcopy(vector.instance)
-    parsed = parse_json(vector.text)
-    return parsed.document if parsed.ok else None
+def _json_rule(rule: str) -> bool:
+    """Section 2.1's rules: the JSON text, and a top-level value that is not an object."""
+    return rule.startswith("json-") or rule == "document-type"
 
 
-def consumer_vector(vector: Vector, version: str) -> bool:
-    """Vectors of ``version`` that say something about reading: every core-profile one, and the valid
-    gym-profile ones (a gym document that lacks the request echo is no reader's business)."""
-    return vector.contract_version == version and (vector.profile == "core" or vector.valid)
+@dataclass(frozen=True)
+class ConsumerCase:
+    """One document a consumer is given, with the reference's error rules at the consumer's settings."""
+
+    vector: Vector
+    text: str
+    document: Any
+    """The parsed document, or None when the text breaks section 2.1."""
+    errors: frozenset[str]
+    earlier: bool
+    """The vector is of an earlier contract version than the consumer's."""
+
+
+def consumer_cases(
+    profile: Profile, version: str, vectors: Iterable[Vector] | None = None, takes: Takes = "document"
+) -> tuple[list[ConsumerCase], int]:
+    """The applicable cases and the number of vectors that do not apply."""
+    check_profile(profile)
+    check_version(version)
+    cases: list[ConsumerCase] = []
+    skipped = 0
+    for vector in load_vectors() if vectors is None else vectors:
+        if version_key(vector.contract_version) > version_key(version) or (
+            not vector.has_instance and takes == "document"
+        ):
+            skipped += 1
+            continue
+        if vector.has_instance:
+            document = copy.deepcopy(vector.instance)
+            if profile == "gym" and isinstance(document, dict) and not GYM_ECHO.keys() & document.keys():
+                document = {**copy.deepcopy(GYM_ECHO), **document}
+            text = json.dumps(document, ensure_ascii=False)
+            errors = frozenset(f.rule for f in validate(document, version, profile).errors)
+        else:
+            text = vector.text
+            parsed = parse_json(text)
+            document = parsed.document if parsed.ok else None
+            if parsed.finding is not None:
+                errors = frozenset({parsed.finding.rule})
+            else:
+                errors = frozenset(f.rule for f in validate(document, version, profile).errors)
+        earlier = version_key(vector.contract_version) < version_key(version)
+        cases.append(ConsumerCase(vector, text, document, errors, earlier))
+    return cases, skipped
 
 
 def _split(result: Any, reads: Reads) -> tuple[Any, Any]:
@@ -54,8 +110,9 @@ def _split(result: Any, reads: Reads) -> tuple[Any, Any]:
         return None, result
     if isinstance(result, Mapping):
         return result.get("mask"), result.get("reward")
-    mask, reward = result
-    return mask, reward
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        return result[0], result[1]
+    return None, None  # neither a pair nor a mapping: no mask and no reward were read
 
 
 def _is_bool(value: Any) -> bool:
@@ -64,13 +121,52 @@ def _is_bool(value: Any) -> bool:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
+    """A finite number's value; None for booleans, strings and anything else (no coercion)."""
+    if isinstance(value, (bool, str, bytes)):
         return None
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return number if math.isfinite(number) else None
+
+
+def _expected_mask(document: Any) -> bool | None:
+    """The effective mask, or None when the document has none (a non-boolean mask, not an object)."""
+    if not isinstance(document, dict):
+        return None
+    try:
+        return effective_mask(document)
+    except TypeError:  # MaskTypeError: a non-boolean mask
+        return None
+
+
+def _must_refuse(case: ConsumerCase, wants_mask: bool, wants_reward: bool) -> dict[str, list[str]]:
+    """Obligation id -> the rules that oblige the consumer to refuse this document."""
+    refuse: dict[str, list[str]] = {}
+    json_rules = sorted(r for r in case.errors if _json_rule(r))
+    if json_rules:
+        refuse["consumer-refuse-json"] = json_rules
+    if wants_mask and case.errors & MASK_RULES:
+        refuse["consumer-refuse-mask"] = sorted(case.errors & MASK_RULES)
+    if wants_reward and case.errors & REWARD_RULES:
+        refuse["consumer-refuse-reward"] = sorted(case.errors & REWARD_RULES)
+    return refuse
+
+
+def _refusal_obligation(case: ConsumerCase, version: str, wants_mask: bool) -> str:
+    """The obligation a consumer breaks by refusing this valid document: the most specific one covering what
+    it carries (an unknown kind, then unknown keys, then an earlier version's missing fields)."""
+    document = case.document
+    kind = document.get("failure_kind") if isinstance(document, dict) else None
+    if isinstance(kind, str) and (NAMESPACE_SEPARATOR in kind or kind not in registered_failure_kinds(version)):
+        return "consumer-unregistered-kinds"
+    known = declared_fields(version) | GYM_ECHO.keys()
+    if isinstance(document, dict) and set(document) - known:
+        return "consumer-unknown-keys"
+    if case.earlier:
+        return "consumer-earlier-versions"
+    return "consumer-effective-mask" if wants_mask else "consumer-refuse-reward"
 
 
 def check_consumer(
@@ -80,50 +176,52 @@ def check_consumer(
     invalid: InvalidPolicy = "refuse",
     name: str | None = None,
     version: str = LATEST_VERSION,
+    profile: Profile = DEFAULT_PROFILE,
+    takes: Takes = "document",
 ) -> ConformanceReport:
-    """Run the vectors of ``version`` through ``read`` and report each disagreement with the contract."""
+    """Run the vectors through ``read`` and report each obligation of SPEC 4.2 it breaks.
+
+    ``invalid="skip"`` leaves out the documents the consumer must refuse, for a read function that only
+    ever sees documents a validation step has already accepted (that step then carries the refusals).
+    """
     if reads not in READS:
         raise ValueError(f"reads must be one of {READS}, not {reads!r}")
+    if takes not in TAKES:
+        raise ValueError(f"takes must be one of {TAKES}, not {takes!r}")
     subject = name or f"{getattr(read, '__module__', '?')}.{getattr(read, '__qualname__', repr(read))}"
-    report = ConformanceReport(subject, "consumer")
-    for vector in load_vectors() if vectors is None else vectors:
-        if not consumer_vector(vector, version):
-            report.skipped += 1
-            continue
-        document = _document(vector)
-        wants_mask = reads in ("mask", "both")
-        wants_reward = reads in ("reward", "both")
-        refuse = (wants_mask and vector.effective_mask is None) or (wants_reward and not vector.valid)
-        if document is None or (refuse and invalid == "skip"):
+    cases, skipped = consumer_cases(profile, version, vectors, takes)
+    report = ConformanceReport(subject, "consumer", profile, version, skipped=skipped)
+    wants_mask = reads in ("mask", "both")
+    wants_reward = reads in ("reward", "both")
+    for case in cases:
+        vector = case.vector
+        refuse = _must_refuse(case, wants_mask, wants_reward)
+        if refuse and invalid == "skip":
             report.skipped += 1
             continue
         report.checked += 1
-        shown = short(vector.instance if vector.has_instance else vector.text, 160)
+        shown = short(case.document if case.document is not None else case.text, 160)
+        given = case.text if takes == "text" else copy.deepcopy(case.document)
         try:
-            result = read(copy.deepcopy(document))
-        except Exception as error:  # refusing is the expected answer to an undefined mask or reward
-            if not refuse:
-                detail = f"raised {type(error).__name__}: {error} on a document the contract accepts: {shown}"
-                report.issues.append(Issue("refuses-valid", vector.id, vector.description, detail))
+            result = read(given)
+        except Exception as error:  # refusing is raising; what it raises is the reader's business
+            if not refuse and not case.errors:
+                obligation = _refusal_obligation(case, version, wants_mask)
+                detail = f"raised {type(error).__name__}: {short(str(error), 100)} on a valid document: {shown}"
+                report.issues.append(Issue(obligation, vector.id, vector.description, detail))
             continue
+        for obligation, rules in refuse.items():
+            detail = f"returned {short(result)} instead of refusing ({', '.join(rules)}): {shown}"
+            report.issues.append(Issue(obligation, vector.id, vector.description, detail))
         if refuse:
-            why = ", ".join(vector.findings) or "no defined mask"
-            detail = f"returned {short(result)} instead of refusing a document the contract rejects ({why}): {shown}"
-            report.issues.append(Issue("accepts-invalid", vector.id, vector.description, detail))
             continue
-        try:
-            mask, reward = _split(result, reads)
-        except (TypeError, ValueError):
-            detail = f"returned {short(result)}: expected a (mask, reward) pair or a mapping with mask and reward"
-            report.issues.append(Issue("crashed", vector.id, vector.description, detail))
-            continue
-        if wants_mask and not (_is_bool(mask) and bool(mask) is vector.effective_mask):
-            expected = str(vector.effective_mask).lower()
-            detail = f"mask {short(mask)}, expected {expected} (mask_sample OR instance_config.mask_sample): {shown}"
-            report.issues.append(Issue("wrong-mask", vector.id, vector.description, detail))
-        if wants_reward:
-            expected_reward = _number(document["reward"])
-            if _number(reward) is None or _number(reward) != expected_reward:
-                detail = f"reward {short(reward)}, expected {expected_reward}: {shown}"
-                report.issues.append(Issue("wrong-reward", vector.id, vector.description, detail))
+        mask, reward = _split(result, reads)
+        expected_mask = _expected_mask(case.document)
+        if wants_mask and expected_mask is not None and not (_is_bool(mask) and bool(mask) is expected_mask):
+            detail = f"mask {short(mask)}, expected {str(expected_mask).lower()}: {shown}"
+            report.issues.append(Issue("consumer-effective-mask", vector.id, vector.description, detail))
+        expected_reward = _number(case.document.get("reward")) if isinstance(case.document, dict) else None
+        if wants_reward and expected_reward is not None and _number(reward) != expected_reward:
+            detail = f"reward {short(reward)}, expected {expected_reward}: {shown}"
+            report.issues.append(Issue("consumer-refuse-reward", vector.id, vector.description, detail))
     return report

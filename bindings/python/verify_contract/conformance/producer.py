@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from verify_contract.conformance.consumer import GYM_ECHO
+from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, Issue, short
 from verify_contract.findings import Finding, Severity
 from verify_contract.jsonio import json_equal, parse_json
@@ -37,6 +39,39 @@ def _document(value: Any) -> tuple[Any, list[Finding]]:
     return value, []
 
 
+# Warning rules and the producer obligation (SPEC 4.1) each one shows broken; every error is 4.1.1's.
+WARNING_OBLIGATIONS: dict[str, str] = {
+    "legacy-mask-only": "producer-legacy-mirror",
+    "legacy-mask-divergent": "producer-legacy-mirror",
+    "failure-kind-unregistered": "producer-registered-kinds",
+    "failure-kind-deprecated": "producer-registered-kinds",
+}
+
+
+def finding_obligation(finding: Finding, document: Any = None) -> str:
+    """The producer obligation a finding shows broken (``producer-no-null`` for a null where none is allowed)."""
+    if finding.severity is Severity.ERROR:
+        if _is_null_at(document, finding.pointer):
+            return "producer-no-null"
+        return "producer-valid"
+    return WARNING_OBLIGATIONS.get(finding.rule, "producer-registered-kinds")
+
+
+def _is_null_at(document: Any, pointer: str | None) -> bool:
+    if not pointer or not isinstance(document, dict):
+        return False
+    value: Any = document
+    for token in pointer.lstrip("/").split("/"):
+        key = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return False
+    return value is None
+
+
 def assert_conforms(
     document_or_model: Any,
     profile: Profile = DEFAULT_PROFILE,
@@ -44,19 +79,21 @@ def assert_conforms(
     *,
     warnings_as_errors: bool = False,
 ) -> None:
-    """Raise ``ConformanceError`` unless the document conforms.
+    """Raise ``ConformanceError`` unless the document keeps every MUST of SPEC 4.1 that a document shows.
 
     Accepts a dict, JSON text (str or bytes, parsed strictly: duplicate keys, NaN... are errors) or a
-    pydantic model (serialized with ``model_dump_json`` as a producer would send it).
+    pydantic model (serialized with ``model_dump_json`` as a producer would send it). Errors break
+    ``producer-valid`` (or ``producer-no-null``); a mask only in the legacy location, or two locations
+    that disagree, break ``producer-legacy-mirror`` (a MUST, so they fail although the document is
+    valid); unregistered and deprecated kinds are SHOULD-level and fail only with ``warnings_as_errors``.
     """
     document, findings = _document(document_or_model)
     if not findings:
         findings = validate(document, version, profile).findings
-    failing = [
-        f for f in findings if f.severity is Severity.ERROR or (warnings_as_errors and f.severity is Severity.WARNING)
-    ]
+    obligations = {id(f): finding_obligation(f, document) for f in findings}
+    failing = [f for f in findings if OBLIGATIONS[obligations[id(f)]].level is Level.MUST or warnings_as_errors]
     if failing:
-        listing = "\n".join(f"  [{f.rule}] {f.message}" for f in failing)
+        listing = "\n".join(f"  {obligations[id(f)]} [{f.rule}] {f.message}" for f in failing)
         raise ConformanceError(f"does not conform to contract {version} ({profile} profile):\n{listing}", failing)
 
 
@@ -89,26 +126,22 @@ class ProducerCase:
         return json.dumps(self.document, ensure_ascii=False)
 
 
-_GYM_ECHO: dict[str, Any] = {"responses_create_params": {}, "response": {"output": []}}
-
-
 def producer_cases(profile: Profile, version: str, vectors: Iterable[Vector] | None = None) -> list[ProducerCase]:
     """The documents a producer model of ``profile`` at ``version`` is judged on.
 
-    Vectors of that version with a document (raw JSON texts test parsers, not models). For the gym
-    profile, core-profile vectors count too, given the minimal request echo they lack: a gym producer
-    must honour every core rule; their verdict is then the reference validator's at the gym profile.
+    Every vector of that version with a document (raw JSON texts test parsers, not models). At the gym
+    profile, core-profile documents get the minimal request echo they lack: a gym producer must honour
+    every core rule. The verdict is the reference validator's at ``profile`` and ``version``.
     """
     cases: list[ProducerCase] = []
     for vector in load_vectors() if vectors is None else vectors:
         if not vector.has_instance or vector.contract_version != version:
             continue
-        if vector.profile == profile:
-            cases.append(ProducerCase(vector.id, vector.description, vector.instance, vector.valid, vector.round_trip))
-        elif profile == "gym" and isinstance(vector.instance, dict) and not _GYM_ECHO.keys() & vector.instance.keys():
-            document = {**_GYM_ECHO, **vector.instance}
-            valid = validate(document, version, profile).valid
-            cases.append(ProducerCase(vector.id, vector.description, document, valid, valid and vector.round_trip))
+        document = vector.instance
+        if profile == "gym" and isinstance(document, dict) and not GYM_ECHO.keys() & document.keys():
+            document = {**GYM_ECHO, **document}
+        valid = validate(document, version, profile).valid
+        cases.append(ProducerCase(vector.id, vector.description, document, valid, valid))
     return cases
 
 
@@ -120,11 +153,12 @@ def check_producer(
 ) -> ConformanceReport:
     """Run the vectors through a producer's pydantic model class (e.g. a Gym ``BaseVerifyResponse``).
 
-    Reports where the model accepts what the contract rejects, rejects what it accepts, drops or changes
-    keys on a round trip (``model_validate_json`` then ``model_dump_json``), or emits a document that
-    does not conform.
+    By obligation (SPEC 4.1): the model accepts what the contract rejects, or emits a document that does
+    not conform (``producer-valid``; a null where none is allowed: ``producer-no-null``); it rejects a
+    valid document, or drops or changes keys on a round trip (``model_validate_json`` then
+    ``model_dump_json``: ``producer-round-trip``).
     """
-    report = ConformanceReport(f"{model.__module__}.{model.__qualname__}", "producer")
+    report = ConformanceReport(f"{model.__module__}.{model.__qualname__}", "producer", profile, version)
     all_vectors = load_vectors() if vectors is None else list(vectors)
     cases = producer_cases(profile, version, all_vectors)
     report.skipped = len(all_vectors) - len(cases)
@@ -134,38 +168,37 @@ def check_producer(
             instance = model.model_validate_json(vector.text)
         except Exception as error:  # a model may raise anything; pydantic raises ValidationError
             if vector.valid:
-                first = str(error).splitlines()[:3]
-                report.issues.append(Issue("rejects-valid", vector.id, vector.description, " / ".join(first)))
+                first = " / ".join(str(error).splitlines()[:3])
+                detail = f"rejects a valid document, so cannot re-emit it: {first}"
+                report.issues.append(Issue("producer-round-trip", vector.id, vector.description, detail))
             continue
         if not vector.valid:
             rules = ", ".join(sorted({f.rule for f in validate(vector.document, version, profile).errors}))
-            report.issues.append(
-                Issue("accepts-invalid", vector.id, vector.description, f"accepted; the contract says: {rules}")
-            )
+            detail = f"accepts a document the contract rejects ({rules}): {short(vector.document, 100)}"
+            report.issues.append(Issue("producer-valid", vector.id, vector.description, detail))
             continue
         try:
             emitted = json.loads(instance.model_dump_json(by_alias=True))
         except Exception as error:  # e.g. a NaN the model let in and cannot serialize
-            report.issues.append(Issue("emits-invalid", vector.id, vector.description, f"cannot serialize: {error}"))
+            report.issues.append(Issue("producer-valid", vector.id, vector.description, f"cannot serialize: {error}"))
             continue
-        errors = [f for f in validate(emitted, version, profile).findings if f.severity is Severity.ERROR]
-        if errors:
-            detail = "; ".join(f"[{f.rule}] {f.message}" for f in errors)
-            report.issues.append(Issue("emits-invalid", vector.id, vector.description, detail))
-        if not vector.round_trip:
-            continue
+        for found in validate(emitted, version, profile).errors:
+            obligation = finding_obligation(found, emitted)
+            detail = f"emits [{found.rule}] {found.message}"
+            report.issues.append(Issue(obligation, vector.id, vector.description, detail))
         before, after = _paths(vector.document), _paths(emitted)
         lost = [p for p in before if p not in after]
         dropped = [p for p in lost if not any(p.startswith(d + "/") for d in lost)]  # the outermost only
         if dropped:
             shown = ", ".join(dropped[:8]) + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else "")
-            report.issues.append(Issue("drops-keys", vector.id, vector.description, f"lost on a round trip: {shown}"))
+            report.issues.append(Issue("producer-round-trip", vector.id, vector.description, f"drops {shown}"))
         changed = [
             p
             for p in before
             if p in after and not isinstance(before[p], (dict, list)) and not json_equal(before[p], after[p])
         ]
         if changed:
-            detail = ", ".join(f"{p}: {short(before[p], 40)} -> {short(after[p], 40)}" for p in changed[:5])
-            report.issues.append(Issue("changes-values", vector.id, vector.description, detail))
+            shown = ", ".join(f"{p}: {short(before[p], 40)} -> {short(after[p], 40)}" for p in changed[:5])
+            detail = f"changes {shown}"
+            report.issues.append(Issue("producer-round-trip", vector.id, vector.description, detail))
     return report

@@ -1,17 +1,25 @@
 """pytest plugin (entry point ``verify_contract``): contract conformance in a downstream repo's own tests.
 
-Fixtures:
+Fixtures (profile and version come from the ``verify_contract`` marker, else core and the latest version):
 
-- ``assert_conforms``: ``assert_conforms(document_or_model)``; profile and version default to the
-  ``verify_contract`` marker's, else gym and the latest version.
+- ``assert_conforms``: ``assert_conforms(document_or_model)`` fails on every MUST of SPEC 4.1 a document
+  shows broken (a mask only in the legacy location included); ``warnings_as_errors=True`` adds the SHOULDs.
 - ``assert_producer_conforms``: ``assert_producer_conforms(ModelClass)`` fails the test with the report
-  when the model accepts what the contract rejects, rejects what it accepts, or drops keys.
-- ``assert_consumer_conforms``: ``assert_consumer_conforms(read, reads="mask")`` likewise for a read
-  function (see ``verify_contract.conformance.consumer``).
-- ``contract_vectors``: every conformance vector; ``contract_vector``: a test that asks for it runs once
-  per vector.
+  when the model breaks a producer obligation (accepts what the contract rejects, drops keys...).
+- ``assert_consumer_conforms``: ``assert_consumer_conforms(read, reads="mask", takes="document")``
+  likewise for a read function and the consumer obligations of SPEC 4.2
+  (see ``verify_contract.conformance.consumer``).
+- ``contract_vectors``: the vectors of the marker's version and profile that hold a document;
+  ``contract_vector``: a test that asks for it runs once per such vector.
 
-Marker: ``@pytest.mark.verify_contract(profile="core", version="1.2.0")``.
+A ``Vector`` has ``id``, ``description``, ``instance`` (the document, a dict for almost every vector),
+``valid`` (the verdict at the vector's profile and version), ``findings`` (the rule ids it must report),
+``effective_mask`` (``None`` when the document has none: a consumer must refuse it), ``round_trip`` (a
+binding must re-emit it unchanged), ``tags``, ``profile`` and ``contract_version``. Vectors holding raw
+JSON text (duplicate keys, NaN tokens: ``instance`` is ``None``) test parsers and are left out, and so are
+other profiles' and versions' vectors, whose verdict is not the one the marker asks about.
+
+Marker: ``@pytest.mark.verify_contract(profile="gym", version="1.2.0")``.
 """
 
 from __future__ import annotations
@@ -21,11 +29,11 @@ from typing import Any
 
 import pytest
 
-from verify_contract.conformance.consumer import InvalidPolicy, Reads, check_consumer
+from verify_contract.conformance.consumer import InvalidPolicy, Reads, Takes, check_consumer
 from verify_contract.conformance.producer import ConformanceError, check_producer
 from verify_contract.conformance.producer import assert_conforms as _assert_conforms
 from verify_contract.vectors import Vector, load_vectors
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
 
 MARKER = "verify_contract"
 
@@ -36,21 +44,30 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def _marker_settings(marker: pytest.Mark | None) -> tuple[Profile, str]:
+    kwargs = marker.kwargs if marker else {}
+    profile = check_profile(kwargs.get("profile", DEFAULT_PROFILE))
+    return profile, check_version(kwargs.get("version", LATEST_VERSION))
+
+
+def runnable_vectors(profile: Profile, version: str) -> list[Vector]:
+    """The vectors a test at ``profile`` and ``version`` can run: that profile and version, with a document."""
+    return [v for v in load_vectors() if v.has_instance and v.profile == profile and v.contract_version == version]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "contract_vector" in metafunc.fixturenames:
-        vectors = load_vectors()
+        vectors = runnable_vectors(*_marker_settings(metafunc.definition.get_closest_marker(MARKER)))
         metafunc.parametrize("contract_vector", vectors, ids=[v.id for v in vectors])
 
 
 def _settings(request: pytest.FixtureRequest) -> tuple[Profile, str]:
-    marker = request.node.get_closest_marker(MARKER)
-    kwargs = marker.kwargs if marker else {}
-    return kwargs.get("profile", DEFAULT_PROFILE), kwargs.get("version", LATEST_VERSION)
+    return _marker_settings(request.node.get_closest_marker(MARKER))
 
 
-@pytest.fixture(scope="session")
-def contract_vectors() -> list[Vector]:
-    return load_vectors()
+@pytest.fixture
+def contract_vectors(request: pytest.FixtureRequest) -> list[Vector]:
+    return runnable_vectors(*_settings(request))
 
 
 @pytest.fixture
@@ -81,9 +98,24 @@ def assert_producer_conforms(request: pytest.FixtureRequest) -> Callable[..., No
 
 
 @pytest.fixture
-def assert_consumer_conforms() -> Callable[..., None]:
-    def check(read: Callable[[Any], Any], reads: Reads = "mask", invalid: InvalidPolicy = "refuse") -> None:
-        report = check_consumer(read, reads, invalid=invalid)
+def assert_consumer_conforms(request: pytest.FixtureRequest) -> Callable[..., None]:
+    profile, version = _settings(request)
+
+    def check(
+        read: Callable[[Any], Any],
+        reads: Reads = "mask",
+        invalid: InvalidPolicy = "refuse",
+        takes: Takes = "document",
+        **overrides: Any,
+    ) -> None:
+        report = check_consumer(
+            read,
+            reads,
+            invalid=invalid,
+            takes=takes,
+            profile=overrides.get("profile", profile),
+            version=overrides.get("version", version),
+        )
         if not report.ok:
             raise ConformanceError(report.format_text())
 
