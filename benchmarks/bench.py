@@ -52,7 +52,16 @@ import loops
 import memory
 import orjson
 import startup
-from measure import ProcessRun, median, median_run, run_process, verify_contract_command
+from measure import (
+    DEFAULT_WORKDIR,
+    ProcessRun,
+    median,
+    median_run,
+    replace_atomically,
+    run_process,
+    use_workdir,
+    verify_contract_command,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the generators package (the schema bundler) is not installed
@@ -138,10 +147,10 @@ def ensure_corpus(corpus: Corpus, workdir: Path) -> tuple[Path, int]:
     labels_path = Path(str(path) + ".labels")
     if not (path.exists() and labels_path.exists()):
         lines, labels = gen_corpus.generate(corpus.lines, corpus.size, 1234, corpus.invalid, corpus.defects)
-        partial = path.with_suffix(".part")
-        partial.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        labels_path.write_text("".join(label + "\n" for label in labels), encoding="utf-8")
-        partial.replace(path)
+        text = "".join(label + "\n" for label in labels)
+        replace_atomically(labels_path, lambda partial: partial.write_text(text, encoding="utf-8"))
+        text = "".join(line + "\n" for line in lines)
+        replace_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
     return path, gen_corpus.invalid_lines(labels_path.read_text(encoding="utf-8").split())
 
 
@@ -187,12 +196,12 @@ def installed(distribution: str) -> str | None:
 class CorpusBench:
     """Every row of one corpus: interleaved repetitions of the timed rows, then the peers once."""
 
-    def __init__(self, corpus: Corpus, path: Path, invalid: int, reps: int, workdir: Path, sample: int) -> None:
+    def __init__(self, corpus: Corpus, path: Path, invalid: int, reps: int, scratch: Path, sample: int) -> None:
         self.corpus = corpus
         self.path = path
         self.invalid = invalid
         self.reps = reps
-        self.workdir = workdir
+        self.scratch = scratch  # this run's own files: reports, the peers' inputs
         self.sample = sample
         self.data = path.read_bytes()  # also warms the page cache for the first timed run
         self.megabytes = len(self.data) / 1e6
@@ -218,23 +227,23 @@ class CorpusBench:
 
     def whole_process(self) -> None:
         corpus, path = self.corpus, self.path
-        report = self.workdir / "report.json"
+        report = self.scratch / "report.json"
         commands: dict[str, tuple[list[str], Path | None]] = {
             "orjson.loads loop (python benchmarks/loops.py orjson)": (
                 [sys.executable, str(HERE / "loops.py"), "orjson", str(path)],
-                self.workdir / "orjson-loop.out",
+                self.scratch / "orjson-loop.out",
             ),
             "verify-contract check --format json (1 core)": (check_command(path, corpus.profile), report),
         }
         if corpus.peers and corpus.size == "large":
             commands["verify-contract check --format json --jobs 2"] = (
                 check_command(path, corpus.profile, "--jobs", "2"),
-                self.workdir / "report-jobs2.json",
+                self.scratch / "report-jobs2.json",
             )
-        schema = peer_schema(corpus.profile, self.workdir)
+        schema = peer_schema(corpus.profile, self.scratch)
         if corpus.peers and installed("jsonschema-rs"):
             loop = [sys.executable, str(HERE / "loops.py"), "jsonschema-rs", str(schema), str(path)]
-            commands["jsonschema-rs loop (orjson.loads, then is_valid/iter_errors)"] = (loop, self.workdir / "rs.out")
+            commands["jsonschema-rs loop (orjson.loads, then is_valid/iter_errors)"] = (loop, self.scratch / "rs.out")
         runs: dict[str, list[ProcessRun]] = {name: [] for name in commands}
         for _ in range(self.reps):  # interleaved, so that noise hits every row alike
             for name, (command, stdout) in commands.items():
@@ -242,7 +251,7 @@ class CorpusBench:
         names = list(commands)
         baseline_run = median_run(runs[names[0]])
         baseline = self.row("process", names[0], baseline_run.seconds, None, peak_rss_mb=baseline_run.peak_rss_mb)
-        baseline.rejected = int((self.workdir / "orjson-loop.out").read_text())
+        baseline.rejected = int((self.scratch / "orjson-loop.out").read_text())
         single: Row | None = None
         for name in names[1:]:
             run = median_run(runs[name])
@@ -275,7 +284,7 @@ class CorpusBench:
             except orjson.JSONDecodeError:
                 continue
             parseable.append(line)
-        target = self.workdir / "sourcemeta-input.jsonl"
+        target = self.scratch / "sourcemeta-input.jsonl"
         target.write_bytes(b"".join(parseable))
         run = run_process([executable, "validate", str(schema), str(target), "--fast"])
         name = "sourcemeta-jsonschema validate --fast (the lines that parse)"
@@ -287,7 +296,7 @@ class CorpusBench:
         executable = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent))
         if not executable:
             return
-        files = self.workdir / f"check-jsonschema-{self.corpus.size}"
+        files = self.scratch / f"check-jsonschema-{self.corpus.size}"
         shutil.rmtree(files, ignore_errors=True)
         files.mkdir()
         names = []
@@ -321,7 +330,7 @@ class CorpusBench:
             "check_paths (reading the file, 1 core)": check_file,
             "pre-check alone (fastpath.scan on the file's chunks in memory)": pre_check,
         }
-        schema = self.workdir / f"contract-{corpus.profile}.schema.json"
+        schema = self.scratch / f"contract-{corpus.profile}.schema.json"
         if corpus.peers and installed("jsonschema-rs"):
             functions["jsonschema-rs (orjson.loads, then is_valid/iter_errors)"] = lambda: loops.jsonschema_rs_loop(
                 str(schema), str(path)
@@ -426,7 +435,7 @@ def targets(results: Results) -> list[Target]:
         add(f"{corpus}: check, whole process, vs orjson.loads loop", find(results.rows, corpus, "process", process), 1)
     jobs = find(results.rows, "large lines", "process", "verify-contract check --format json --jobs 2")
     add("large lines: --jobs 2 vs --jobs 1, whole process", jobs, 1.7)
-    check_start = next((s for s in results.startup if s["name"].startswith("verify-contract")), None)
+    check_start = next((s for s in results.startup if s["name"] == startup.CHECK_ROW), None)
     if check_start:
         ms = check_start["median_ms"]
         out.append(Target("start-up: verify-contract check, one clean line (ms)", ms, "<= 50 ms", ms <= 50))
@@ -443,10 +452,11 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="repetitions of each timed row (median)")
     parser.add_argument("--startup-reps", type=int, default=10)
     parser.add_argument("--jsonschema-sample", type=int, default=20_000, help="lines for jsonschema (Python)")
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "verify-contract-bench")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     parser.add_argument("--json", type=Path, help="also write every row and target to this file")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
+    use_workdir(args.workdir)
     results = Results(machine())
     info = results.machine
     print("verify-contract check benchmark")
@@ -456,9 +466,18 @@ def main() -> None:
         f"compiled pre-check: {'yes' if info['compiled_pre_check'] else 'NO'}"
     )
     print("packages: " + ", ".join(f"{name} {version}" for name, version in info["packages"].items()))
+    scratch = Path(tempfile.mkdtemp(prefix="run-", dir=args.workdir))
+    try:
+        measure_all(args, results, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    report(results, args.json)
+
+
+def measure_all(args: argparse.Namespace, results: Results, scratch: Path) -> None:
     for corpus in corpora(args.scale):
         path, invalid = ensure_corpus(corpus, args.workdir)
-        bench = CorpusBench(corpus, path, invalid, args.reps, args.workdir, args.jsonschema_sample)
+        bench = CorpusBench(corpus, path, invalid, args.reps, scratch, args.jsonschema_sample)
         rows = bench.run()
         results.rows.extend(rows)
         print(
@@ -473,7 +492,7 @@ def main() -> None:
     results.phases = [asdict(phase) for phase in startup.phases(clean)]
     print(f"\n### start-up: median of {args.startup_reps} interleaved runs")
     for entry in results.startup:
-        print(f"| {entry['name']:50} | {entry['median_ms']:7.1f} ms | exit {entry['exit_code']} |")
+        print(f"| {entry['name']:96} | {entry['median_ms']:7.1f} ms | exit {entry['exit_code']} |")
     print("\nphases of that check run in one interpreter (median of 5; heavy packages loaded after each):")
     for entry in results.phases:
         print(f"| {entry['name']:55} | {entry['median_ms']:7.1f} ms | {' '.join(entry['loaded'])} |")
@@ -487,23 +506,23 @@ def main() -> None:
         f"peak RSS {result.peak_rss_mb:,.0f} MB"
     )
 
+
+def report(results: Results, json_path: Path | None) -> None:
     results.targets = targets(results)
     results.machine["load_average_end"] = os.getloadavg()
     print("\n### targets")
     print(f"| {'target':80} | {'measured':>9} | {'goal':>9} | {'':7} |")
     print(f"|{'-' * 82}|{'-' * 10}:|{'-' * 10}:|{'-' * 9}|")
     for target in results.targets:
-        print(
-            f"| {target.name:80} | {target.measured:>9.2f} | {target.goal:>9} | {'met' if target.met else 'NOT MET':7} |"
-        )
+        verdict = "met" if target.met else "NOT MET"
+        print(f"| {target.name:80} | {target.measured:>9.2f} | {target.goal:>9} | {verdict:7} |")
     wrong = [row for row in results.rows if row.counts_ok is False]
     if wrong:
         print("\nWRONG COUNTS (check disagrees with the corpus labels): " + "; ".join(r.corpus for r in wrong))
-    print(
-        f"\nload average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in results.machine['load_average_end'])}"
-    )
-    if args.json:
-        args.json.write_text(json.dumps(asdict(results), indent=2) + "\n", encoding="utf-8")
+    load = ", ".join(f"{x:.2f}" for x in results.machine["load_average_end"])
+    print(f"\nload average (1, 5, 15 min) at the end: {load}")
+    if json_path:
+        json_path.write_text(json.dumps(asdict(results), indent=2) + "\n", encoding="utf-8")
     if wrong:
         sys.exit(1)
 

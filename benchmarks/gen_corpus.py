@@ -57,10 +57,12 @@ DISTINCT_DEFECTS = (
 )
 KINDS = ("agent_timeout", "judge_failed", "verifier_error", "provider_unavailable", "swe:eval_timeout", None)
 WORDS = (
-    "the of and to in is that for it as with was on be by this are or an from at which we so answer solution "
-    "step first then therefore compute value function return list index error test case result equation "
-    "integral derivative matrix vector probability def import class self print range len while"
-).split()
+    "the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "with", "was", "on", "be", "by", "this",
+    "are", "or", "an", "from", "at", "which", "we", "so", "answer", "solution", "step", "first", "then",
+    "therefore", "compute", "value", "function", "return", "list", "index", "error", "test", "case", "result",
+    "equation", "integral", "derivative", "matrix", "vector", "probability", "def", "import", "class", "self",
+    "print", "range", "len", "while",
+)  # fmt: skip
 NON_ASCII = (
     "é", "café", "naïve", "Größe", "über", "señal", "façon", "—", "→", "≤", "≥", "∑", "∫", "π", "θ", "λ",
     "αβγ", "Привет", "задача", "решение", "中文", "答案", "数学", "問題", "한국어", "😀", "🚀", "✓",
@@ -68,7 +70,19 @@ NON_ASCII = (
 ESCAPED = ("\\frac{a}{b}", "\\boxed{42}", '"quoted"', "\n", "\t", "C:\\path")
 TOKENS = (*WORDS, *NON_ASCII, *ESCAPED)
 # About one word in eight is non-ASCII, one in forty needs a JSON escape.
-WEIGHTS = (*[0.85 / len(WORDS)] * len(WORDS), *[0.125 / len(NON_ASCII)] * len(NON_ASCII), *[0.025 / len(ESCAPED)] * len(ESCAPED))  # fmt: skip
+WEIGHTS = tuple(
+    share / len(group) for share, group in ((0.85, WORDS), (0.125, NON_ASCII), (0.025, ESCAPED)) for _ in group
+)
+MALFORMED_KINDS = (
+    "Tool.Timeout{}",
+    "tool timeout {}",
+    "{}kind",
+    "kind_{}:",
+    "a:b:kind{}",
+    "kind_{}\n",
+    "KIND_{}",
+    "kind-{}",
+)
 
 
 def text(rng: random.Random, chars: int) -> str:
@@ -185,22 +199,25 @@ def _nested(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _number_list(row: dict[str, Any]) -> list[Any]:
-    numbers: list[Any] = row["response"]["output"][0]["generation_log_probs"] if "response" in row else row["judge"]["scores"]
-    return numbers
+    if "response" in row:
+        log_probs: list[Any] = row["response"]["output"][0]["generation_log_probs"]
+        return log_probs
+    scores: list[Any] = row["judge"]["scores"]
+    return scores
 
 
 def distinct_defect(rng: random.Random, row: dict[str, Any], kind: str, n: int) -> str:
     """``kind`` applied with a value or place of its own: ``n`` (the line number) makes it unique."""
     form = rng.randrange(8)
     if kind == "kind_malformed":
-        templates = ("Tool.Timeout{}", "tool timeout {}", "{}kind", "kind_{}:", "a:b:kind{}", "kind_{}\n", "KIND_{}", "kind-{}")  # fmt: skip
-        row["failure_kind"] = templates[form].format(n)
+        row["failure_kind"] = MALFORMED_KINDS[form].format(n)
     elif kind == "warn_kind_unregistered":
         row["failure_kind"] = f"custom_failure_{n}"
     elif kind == "kind_type":
         row["failure_kind"] = (n, n + 0.5, [f"k{n}"], {"kind": n}, True, -n, [n, n], {"id": f"k{n}"})[form]
     elif kind == "reward_str":
-        row["reward"] = (f"{rng.random():.6f}", str(n), f"n/a #{n}", f"{n}%", f" {n / 7:.3f}", f"1e{n}", "", f"r{n}")[form]
+        strings = (f"{rng.random():.6f}", str(n), f"n/a #{n}", f"{n}%", f" {n / 7:.3f}", f"1e{n}", "", f"r{n}")
+        row["reward"] = strings[form]
     elif kind == "mask_type":
         row["mask_sample"] = (f"yes {n}", n, n / 7, [n], {"masked": n}, f"false{n}", -n, [bool(n % 2), n])[form]
     elif kind == "legacy_mask_type":

@@ -11,12 +11,11 @@ the same measurement as its memory row.
 from __future__ import annotations
 
 import argparse
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import gen_corpus
-from measure import run_process, verify_contract_command
+from measure import DEFAULT_WORKDIR, replace_atomically, run_process, use_workdir, verify_contract_command
 
 SEED_LINES = 5000  # about 78 MB, repeated
 
@@ -37,13 +36,15 @@ def big_file(gigabytes: float, workdir: Path) -> Path:
         return target
     lines, _ = gen_corpus.generate(min(SEED_LINES, max(20, wanted // 16_000)), "large")
     block = "".join(line + "\n" for line in lines).encode()
-    partial = target.with_suffix(".part")
-    with partial.open("wb") as out:
-        written = 0
-        while written < wanted:
-            out.write(block)
-            written += len(block)
-    partial.replace(target)  # an interrupted run leaves no short file behind under the final name
+
+    def write(partial: Path) -> None:
+        with partial.open("wb") as out:
+            written = 0
+            while written < wanted:
+                out.write(block)
+                written += len(block)
+
+    replace_atomically(target, write)
     return target
 
 
@@ -58,9 +59,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gigabytes", type=float, default=1.0)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "verify-contract-bench")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
+    use_workdir(args.workdir)
     result = measure(args.gigabytes, args.workdir, args.jobs)
     print(
         f"input: {result.gigabytes:.2f} GB; exit code {result.exit_code}; {result.seconds:.1f} s "

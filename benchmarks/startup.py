@@ -18,12 +18,18 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import gen_corpus
-from measure import run_process, verify_contract_command
+from measure import (
+    DEFAULT_WORKDIR,
+    child_environment,
+    replace_atomically,
+    run_process,
+    use_workdir,
+    verify_contract_command,
+)
 
 HEAVY_PACKAGES = ("pydantic", "jsonschema", "referencing", "yaml", "multiprocessing", "regress", "orjson")
 
@@ -78,25 +84,36 @@ def clean_line_file(workdir: Path) -> Path:
     """One Gym-like line that draws no finding (the default profile is gym)."""
     path = workdir / "startup-one-clean-line.jsonl"
     if not path.exists():
-        path.write_text(gen_corpus.dumps(gen_corpus.large(random.Random(1), 0)) + "\n", encoding="utf-8")
+        line = gen_corpus.dumps(gen_corpus.large(random.Random(1), 0)) + "\n"
+        replace_atomically(path, lambda partial: partial.write_text(line, encoding="utf-8"))
     return path
 
 
-def commands(path: Path) -> dict[str, list[str]]:
+CHECK_ROW = "verify-contract check ONE_CLEAN_LINE.jsonl"
+UNCOMPILED_ROW = CHECK_ROW + ", no bytecode cache (modules compiled on every start)"
+
+
+def commands(path: Path) -> dict[str, tuple[list[str], bool]]:
+    """Each row's command, and whether it runs with the bytecode cache (as an installed package does)."""
     python = sys.executable
+    check = [*verify_contract_command(), "check", str(path)]
     return {
-        "python -c pass": [python, "-c", "pass"],
-        'python -c "import orjson"': [python, "-c", "import orjson"],
-        "verify-contract check ONE_CLEAN_LINE.jsonl": [*verify_contract_command(), "check", str(path)],
+        "python -c pass": ([python, "-c", "pass"], True),
+        'python -c "import orjson"': ([python, "-c", "import orjson"], True),
+        CHECK_ROW: (check, True),
+        UNCOMPILED_ROW: (check, False),
     }
 
 
 def startup_rows(path: Path, reps: int) -> list[StartupRow]:
-    timed: dict[str, list[float]] = {name: [] for name in commands(path)}
+    rows = commands(path)
+    for command, cached in rows.values():
+        run_process(command, bytecode_cache=cached)  # not timed: fills the bytecode cache
+    timed: dict[str, list[float]] = {name: [] for name in rows}
     codes: dict[str, int] = {}
     for _ in range(reps):  # interleaved, so that noise hits every row alike
-        for name, command in commands(path).items():
-            run = run_process(command)
+        for name, (command, cached) in rows.items():
+            run = run_process(command, bytecode_cache=cached)
             timed[name].append(run.seconds * 1e3)
             codes[name] = max(codes.get(name, 0), run.exit_code)
     return [StartupRow(name, statistics.median(times), codes[name]) for name, times in timed.items()]
@@ -105,7 +122,11 @@ def startup_rows(path: Path, reps: int) -> list[StartupRow]:
 def phases(path: Path, reps: int = 5) -> list[Phase]:
     script = PHASES_SCRIPT.format(heavy=HEAVY_PACKAGES, path=str(path))
     runs = [
-        json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, check=True).stdout)
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", script], capture_output=True, check=True, env=child_environment()
+            ).stdout
+        )
         for _ in range(reps)
     ]
     return [
@@ -136,7 +157,7 @@ def import_costs(module: str) -> dict[tuple[str, str], int]:
     A verify_contract module appears with "(itself)": its own import, nested ones included. Packages are
     named by their top-level name (pydantic, not pydantic.main)."""
     command = [sys.executable, "-X", "importtime", "-c", f"import {module}"]
-    stderr = subprocess.run(command, capture_output=True, text=True, check=True).stderr
+    stderr = subprocess.run(command, capture_output=True, text=True, check=True, env=child_environment()).stderr
     costs: dict[tuple[str, str], int] = {}
 
     def walk(nodes: list[Imported], owner: str) -> None:
@@ -163,9 +184,10 @@ def import_chain(module: str = "verify_contract.check_command", reps: int = 5) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "verify-contract-bench")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
+    use_workdir(args.workdir)
     path = clean_line_file(args.workdir)
     print(f"start-up, median of {args.reps} interleaved runs:")
     for row in startup_rows(path, args.reps):
@@ -173,7 +195,7 @@ def main() -> None:
     print("\nphases of `verify-contract check` in one interpreter (ms, median of 5; heavy packages loaded after it):")
     for phase in phases(path):
         print(f"  {phase.name:55} {phase.median_ms:7.1f}  {' '.join(phase.loaded)}")
-    print("\n`import verify_contract.check_command` (cumulative ms, median of 5; a module's own row includes its imports):")
+    print("\n`import verify_contract.check_command` (cumulative ms, median of 5; a module's row includes its imports):")
     for owner, name, ms in import_chain():
         if ms >= 0.5:
             print(f"  {owner:42} {name:28} {ms:7.1f}")
