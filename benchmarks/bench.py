@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
 import json
 import os
 import platform
@@ -90,8 +89,8 @@ class Corpus:
     peers: bool  # the peer validators and --jobs 2 run on the two main corpora only
 
     def path(self, workdir: Path) -> Path:
-        generator = hashlib.sha256((HERE / "gen_corpus.py").read_bytes()).hexdigest()[:8]
-        return workdir / f"{self.size}-{self.defects}-{self.invalid:g}-{self.lines}-{generator}.jsonl"
+        name = f"{self.size}-{self.defects}-{self.invalid:g}-{self.lines}-{gen_corpus.fingerprint()}.jsonl"
+        return workdir / name
 
 
 @dataclass

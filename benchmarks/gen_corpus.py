@@ -29,9 +29,11 @@ defect; ``ok`` and the ``warn_*`` labels are valid lines (``invalid_lines`` coun
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 DEFECTS = (
@@ -273,6 +275,11 @@ def generate(
             labels.append("ok")
         out.append(dumps(row))
     return out, labels
+
+
+def fingerprint() -> str:
+    """Names cached corpora: a change to this generator makes new files instead of reusing stale ones."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8]
 
 
 def invalid_lines(labels: Iterable[str]) -> int:

@@ -30,7 +30,7 @@ class MemoryResult:
 
 def big_file(gigabytes: float, workdir: Path) -> Path:
     """A JSONL file of at least ``gigabytes`` GB: one seeded block of Gym-like lines, repeated."""
-    target = workdir / f"memory-{gigabytes:g}GB.jsonl"
+    target = workdir / f"memory-{gigabytes:g}GB-{gen_corpus.fingerprint()}.jsonl"
     wanted = int(gigabytes * 1e9)
     if target.exists() and target.stat().st_size >= wanted:
         return target
