@@ -52,6 +52,7 @@ def test_rows_are_well_formed(results: dict[str, Any]) -> None:
     for row in results["rows"]:
         assert row["seconds"] > 0 and row["lines"] > 0 and row["megabytes"] > 0, row
         assert math.isfinite(row["ratio"]) and row["ratio"] > 0, row
+        assert math.isfinite(row["cpu_ratio"]) and row["cpu_ratio"] > 0 and row["cpu_seconds"] >= 0, row
         assert (row["baseline"] == "") == row["name"].startswith("orjson.loads loop"), row
 
 
