@@ -1,21 +1,39 @@
 #!/usr/bin/env python3
-"""Generate a realistic JSONL corpus of verify responses (deterministic, stdlib only).
+"""Generate a JSONL corpus of verify responses (deterministic for a seed, stdlib only).
 
-Large lines are Gym-like rollout results of 5-20 KB: a `responses_create_params` echo, a `response`
-whose output items carry long text (newlines, quotes, LaTeX backslashes, non-ASCII) and token-id and
-log-prob arrays, environment metrics, sometimes an `instance_config` and a failure. Small lines (~200 B)
-hold the contract fields and a few metrics. About 5% of the lines are invalid, spread over the kinds in
-DEFECTS; 1% of the valid lines only warn (the legacy mask alone). A sidecar `<out>.labels` names each
-line's defect ("ok" otherwise).
+Shapes (``--size``):
+
+- ``large``: Gym-like rollout rows of 8-24 KB (16 KB on average): a ``responses_create_params`` echo and a
+  ``response`` whose output items carry long text (newlines, quotes, LaTeX backslashes, and about one
+  word in eight non-ASCII: accents, Cyrillic, Greek, CJK, emoji) and token-id and log-prob arrays,
+  environment metrics, sometimes an ``instance_config`` and a failure. Gym profile.
+- ``small``: ~700 B rows: the contract fields, a few metrics and a short judge verdict. Core profile.
+- ``mixed``: half of each.
+
+Lines are written as raw UTF-8 (as orjson and pydantic write them), not ``\\uXXXX`` escapes.
+
+Defects (``--defects``), on ``--invalid`` of the lines (default 5%):
+
+- ``classic``: eight kinds that repeat (DEFECTS): the same few defect bytes over and over.
+- ``distinct``: every defective line's defect is different (DISTINCT_DEFECTS): malformed and
+  unregistered failure kinds, string rewards, wrong mask types, cut lines at varying offsets,
+  NaN/Infinity in varying places, duplicate keys of varying names, each with a value of its own.
+
+1% of the other lines only warn (the legacy mask alone). A sidecar ``<out>.labels`` names each line's
+defect; ``ok`` and the ``warn_*`` labels are valid lines (``invalid_lines`` counts the rest).
 
     python benchmarks/gen_corpus.py --lines 100000 --size large --out /tmp/large.jsonl
+    python benchmarks/gen_corpus.py --lines 300000 --size small --defects distinct --invalid 0.2 --out x.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 DEFECTS = (
@@ -28,74 +46,49 @@ DEFECTS = (
     "duplicate_key",  # "reward" twice
     "truncated",  # the line cut short
 )
+DISTINCT_DEFECTS = (
+    "kind_malformed",
+    "warn_kind_unregistered",  # well formed but unregistered: valid, with a warning
+    "kind_type",
+    "reward_str",
+    "mask_type",
+    "legacy_mask_type",
+    "truncated",
+    "non_finite",
+    "duplicate_key",
+)
 KINDS = ("agent_timeout", "judge_failed", "verifier_error", "provider_unavailable", "swe:eval_timeout", None)
-WORDS = [
-    "the",
-    "of",
-    "and",
-    "to",
-    "in",
-    "is",
-    "that",
-    "for",
-    "it",
-    "as",
-    "with",
-    "was",
-    "on",
-    "be",
-    "by",
-    "this",
-    "are",
-    "or",
-    "an",
-    "from",
-    "at",
-    "which",
-    "we",
-    "so",
-    "answer",
-    "solution",
-    "step",
-    "first",
-    "then",
-    "therefore",
-    "compute",
-    "value",
-    "function",
-    "return",
-    "list",
-    "index",
-    "error",
-    "test",
-    "case",
-    "result",
-    "equation",
-    "integral",
-    "derivative",
-    "matrix",
-    "vector",
-    "probability",
-    "def",
-    "import",
-    "class",
-    "self",
-    "print",
-    "range",
-    "len",
-    "while",
-]
-ODD = ("é", "—", "→", "≤", "π", "中文", "😀", "\\frac{a}{b}", "\\boxed{42}", '"quoted"', "\n", "\t")
+WORDS = (
+    "the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "with", "was", "on", "be", "by", "this",
+    "are", "or", "an", "from", "at", "which", "we", "so", "answer", "solution", "step", "first", "then",
+    "therefore", "compute", "value", "function", "return", "list", "index", "error", "test", "case", "result",
+    "equation", "integral", "derivative", "matrix", "vector", "probability", "def", "import", "class", "self",
+    "print", "range", "len", "while",
+)  # fmt: skip
+NON_ASCII = (
+    "é", "café", "naïve", "Größe", "über", "señal", "façon", "—", "→", "≤", "≥", "∑", "∫", "π", "θ", "λ",
+    "αβγ", "Привет", "задача", "решение", "中文", "答案", "数学", "問題", "한국어", "😀", "🚀", "✓",
+)  # fmt: skip
+ESCAPED = ("\\frac{a}{b}", "\\boxed{42}", '"quoted"', "\n", "\t", "C:\\path")
+TOKENS = (*WORDS, *NON_ASCII, *ESCAPED)
+# About one word in eight is non-ASCII, one in forty needs a JSON escape.
+WEIGHTS = tuple(
+    share / len(group) for share, group in ((0.85, WORDS), (0.125, NON_ASCII), (0.025, ESCAPED)) for _ in group
+)
+MALFORMED_KINDS = (
+    "Tool.Timeout{}",
+    "tool timeout {}",
+    "{}kind",
+    "kind_{}:",
+    "a:b:kind{}",
+    "kind_{}\n",
+    "KIND_{}",
+    "kind-{}",
+)
 
 
 def text(rng: random.Random, chars: int) -> str:
-    out: list[str] = []
-    size = 0
-    while size < chars:
-        word = rng.choice(ODD) if rng.random() < 0.03 else rng.choice(WORDS)
-        out.append(word)
-        size += len(word) + 1
-    return " ".join(out)
+    return " ".join(rng.choices(TOKENS, WEIGHTS, k=max(1, chars // 6)))
 
 
 def small(rng: random.Random, index: int) -> dict[str, Any]:
@@ -110,7 +103,11 @@ def small(rng: random.Random, index: int) -> dict[str, Any]:
         "latency_s": round(rng.uniform(0.05, 40.0), 3),
         "env": "math_with_judge",
         "extracted_answer": str(rng.randint(0, 99999)),
-        "judge_verdict": rng.choice(("correct", "wrong", "unparseable")),
+        "judge": {
+            "verdict": rng.choice(("correct", "wrong", "unparseable")),
+            "scores": [round(rng.random(), 4) for _ in range(4)],
+            "explanation": text(rng, rng.randint(280, 600)),
+        },
     }
     for key in ("mask_sample", "failure_kind", "failure_reason"):
         if rng.random() < 0.25:
@@ -119,9 +116,9 @@ def small(rng: random.Random, index: int) -> dict[str, Any]:
 
 
 def large(rng: random.Random, index: int) -> dict[str, Any]:
-    target = rng.randint(5_000, 20_000)
+    target = rng.randint(12_000, 36_000)
     failed = rng.random() < 0.1
-    tokens = [rng.randrange(0, 151_000) for _ in range(target // 40)]
+    tokens = [rng.randrange(0, 151_000) for _ in range(target // 60)]
     prompt = text(rng, target // 4)
     answer = text(rng, target // 4)
     output = [
@@ -172,7 +169,11 @@ def large(rng: random.Random, index: int) -> dict[str, Any]:
     return row
 
 
-def defect(rng: random.Random, row: dict[str, Any], kind: str) -> str:
+def dumps(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False)
+
+
+def classic_defect(rng: random.Random, row: dict[str, Any], kind: str) -> str:
     if kind == "reward_str":
         row["reward"] = str(row.get("reward", 0.5))
     elif kind == "reward_missing":
@@ -185,7 +186,7 @@ def defect(rng: random.Random, row: dict[str, Any], kind: str) -> str:
         row["failure_kind"] = "Tool.Timeout"
     elif kind == "kind_type":
         row["failure_kind"] = 42
-    line = json.dumps(row)
+    line = dumps(row)
     if kind == "duplicate_key":
         return line[:-1] + ', "reward": 1.0}'
     if kind == "truncated":
@@ -193,16 +194,77 @@ def defect(rng: random.Random, row: dict[str, Any], kind: str) -> str:
     return line
 
 
-def generate(lines: int, size: str, seed: int, invalid: float) -> tuple[list[str], list[str]]:
+def _nested(row: dict[str, Any]) -> dict[str, Any]:
+    """An object one level down (a duplicate or a NaN there is found at another depth than the top)."""
+    inner: dict[str, Any] = row["response"]["usage"] if "response" in row else row["judge"]
+    return inner
+
+
+def _number_list(row: dict[str, Any]) -> list[Any]:
+    if "response" in row:
+        log_probs: list[Any] = row["response"]["output"][0]["generation_log_probs"]
+        return log_probs
+    scores: list[Any] = row["judge"]["scores"]
+    return scores
+
+
+def distinct_defect(rng: random.Random, row: dict[str, Any], kind: str, n: int) -> str:
+    """``kind`` applied with a value or place of its own: ``n`` (the line number) makes it unique."""
+    form = rng.randrange(8)
+    if kind == "kind_malformed":
+        row["failure_kind"] = MALFORMED_KINDS[form].format(n)
+    elif kind == "warn_kind_unregistered":
+        row["failure_kind"] = f"custom_failure_{n}"
+    elif kind == "kind_type":
+        row["failure_kind"] = (n, n + 0.5, [f"k{n}"], {"kind": n}, True, -n, [n, n], {"id": f"k{n}"})[form]
+    elif kind == "reward_str":
+        strings = (f"{rng.random():.6f}", str(n), f"n/a #{n}", f"{n}%", f" {n / 7:.3f}", f"1e{n}", "", f"r{n}")
+        row["reward"] = strings[form]
+    elif kind == "mask_type":
+        row["mask_sample"] = (f"yes {n}", n, n / 7, [n], {"masked": n}, f"false{n}", -n, [bool(n % 2), n])[form]
+    elif kind == "legacy_mask_type":
+        row["instance_config"] = {"mask_sample": (f"yes {n}", n, n / 7, [n], {"m": n}, f"{n}", -n, [n])[form]}
+    elif kind == "non_finite":
+        token = (float("nan"), float("inf"), float("-inf"))[n % 3]
+        if form < 2:
+            row["reward"] = token
+        elif form < 4:
+            row[f"metric_{n}"] = token
+        elif form < 6:
+            numbers = _number_list(row)
+            numbers[rng.randrange(len(numbers))] = token
+        else:
+            _nested(row)[f"score_{n}"] = token
+    line = dumps(row)
+    if kind == "duplicate_key":
+        name = f"extra_{n}" if form < 6 else rng.choice(sorted(row))
+        if form < 3:  # at the top level, the member repeated last
+            return line[:-1] + f', "{name}": {n}, "{name}": {n + 1}}}'
+        if form < 6:  # one level down
+            anchor = '"usage": {' if "response" in row else '"judge": {'
+            return line.replace(anchor, f'{anchor}"{name}": {n}, "{name}": "{n}", ', 1)
+        return line[:-1] + f', "{name}": {n}}}'  # an existing member, repeated
+    if kind == "truncated":
+        return line[: rng.randrange(1, len(line) - 1)]
+    return line
+
+
+def generate(
+    lines: int, size: str, seed: int = 1234, invalid: float = 0.05, defects: str = "classic"
+) -> tuple[list[str], list[str]]:
     rng = random.Random(seed)
+    kinds = DISTINCT_DEFECTS if defects == "distinct" else DEFECTS
     out: list[str] = []
     labels: list[str] = []
     for index in range(lines):
         big = size == "large" or (size == "mixed" and rng.random() < 0.5)
         row = large(rng, index) if big else small(rng, index)
         if rng.random() < invalid:
-            kind = rng.choice(DEFECTS)
-            out.append(defect(rng, row, kind))
+            kind = rng.choice(kinds)
+            if defects == "distinct":
+                out.append(distinct_defect(rng, row, kind, index))
+            else:
+                out.append(classic_defect(rng, row, kind))
             labels.append(kind)
             continue
         if rng.random() < 0.01 and row.get("mask_sample") is not None:
@@ -211,8 +273,18 @@ def generate(lines: int, size: str, seed: int, invalid: float) -> tuple[list[str
             labels.append("warn_legacy_only")
         else:
             labels.append("ok")
-        out.append(json.dumps(row))
+        out.append(dumps(row))
     return out, labels
+
+
+def fingerprint() -> str:
+    """Names cached corpora: a change to this generator makes new files instead of reusing stale ones."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8]
+
+
+def invalid_lines(labels: Iterable[str]) -> int:
+    """Lines the contract rejects: every label but ``ok`` and the ``warn_*`` ones."""
+    return sum(1 for label in labels if label != "ok" and not label.startswith("warn_"))
 
 
 def main() -> None:
@@ -220,10 +292,11 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=100_000)
     parser.add_argument("--size", choices=("small", "large", "mixed"), default="mixed")
     parser.add_argument("--seed", type=int, default=1234)
-    parser.add_argument("--invalid", type=float, default=0.05, help="share of invalid lines (default: 0.05)")
+    parser.add_argument("--invalid", type=float, default=0.05, help="share of defective lines (default: 0.05)")
+    parser.add_argument("--defects", choices=("classic", "distinct"), default="classic")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    lines, labels = generate(args.lines, args.size, args.seed, args.invalid)
+    lines, labels = generate(args.lines, args.size, args.seed, args.invalid, args.defects)
     with open(args.out, "w", encoding="utf-8") as stream:
         stream.writelines(line + "\n" for line in lines)
     with open(args.out + ".labels", "w", encoding="utf-8") as stream:

@@ -1,0 +1,79 @@
+"""The benchmark harness runs end to end at a tiny scale, and its rows are well formed (no timing asserted)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = {
+    "small lines",
+    "large lines",
+    "small lines, distinct defects 5%",
+    "small lines, distinct defects 20%",
+    "large lines, distinct defects 5%",
+    "large lines, distinct defects 20%",
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    workdir = tmp_path_factory.mktemp("bench")
+    out = workdir / "results.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--scale", "0.002", "--reps", "1"]
+    command += ["--startup-reps", "1", "--workdir", str(workdir), "--json", str(out)]
+    run = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "### targets" in run.stdout
+    parsed: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return parsed
+
+
+def test_every_corpus_has_whole_process_and_in_process_rows(results: dict[str, Any]) -> None:
+    rows = results["rows"]
+    assert {row["corpus"] for row in rows} == CORPORA
+    for corpus in CORPORA:
+        for mode in ("process", "in process"):
+            names = [row["name"] for row in rows if row["corpus"] == corpus and row["mode"] == mode]
+            assert names[0].startswith("orjson.loads loop"), (corpus, mode, names)  # the baseline comes first
+            assert any("check" in name for name in names[1:]), (corpus, mode, names)
+    jobs = [row for row in rows if "--jobs 2" in row["name"]]
+    assert [row["corpus"] for row in jobs] == ["large lines"]
+    assert jobs[0]["baseline"].startswith("verify-contract check")  # against --jobs 1, not against orjson
+
+
+def test_rows_are_well_formed(results: dict[str, Any]) -> None:
+    for row in results["rows"]:
+        assert row["seconds"] > 0 and row["lines"] > 0 and row["megabytes"] > 0, row
+        assert math.isfinite(row["ratio"]) and row["ratio"] > 0, row
+        assert math.isfinite(row["cpu_ratio"]) and row["cpu_ratio"] > 0 and row["cpu_seconds"] >= 0, row
+        assert (row["baseline"] == "") == row["name"].startswith("orjson.loads loop"), row
+
+
+def test_check_rows_count_what_the_corpus_labels_say(results: dict[str, Any]) -> None:
+    checks = [row for row in results["rows"] if row["counts_ok"] is not None]
+    assert len(checks) == 2 * len(CORPORA) + 1  # whole process and in process for each, and --jobs 2
+    assert all(row["counts_ok"] for row in checks), [row for row in checks if not row["counts_ok"]]
+    assert all(row["rejected"] > 0 for row in checks)
+
+
+def test_startup_memory_and_targets_are_reported(results: dict[str, Any]) -> None:
+    startup = {entry["name"]: entry for entry in results["startup"]}
+    check = "verify-contract check ONE_CLEAN_LINE.jsonl"
+    uncompiled = check + ", no bytecode cache (modules compiled on every start)"
+    assert set(startup) == {"python -c pass", 'python -c "import orjson"', check, uncompiled}
+    assert all(entry["exit_code"] == 0 and entry["median_ms"] > 0 for entry in startup.values())  # the line is clean
+    assert results["phases"][-1]["name"].startswith("check the one-line file (exit 0)")
+    assert results["memory"]["exit_code"] == 1 and results["memory"]["peak_rss_mb"] > 0  # the file has bad lines
+    targets = results["targets"]
+    # 2x on both shapes, 1x on the 4 distinct-defect corpora twice, jobs, start-up, memory
+    assert len(targets) == 2 + 2 * 4 + 1 + 1 + 1
+    assert all(isinstance(target["met"], bool) and math.isfinite(target["measured"]) for target in targets)
+    machine = results["machine"]
+    assert machine["cores"] >= 1 and machine["cpu"] and len(machine["load_average_end"]) == 3
