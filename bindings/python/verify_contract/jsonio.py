@@ -14,7 +14,6 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from json.decoder import scanstring
 from typing import Any
 
 from verify_contract.findings import Finding, finding
@@ -260,7 +259,7 @@ def _scan(text: str) -> None:
                 pos, expect = pos + 1, _AFTER_VALUE
             elif char == '"':
                 end = _scan_string(text, pos)
-                name = scanstring(text, pos + 1)[0]
+                name = json.loads(text[pos:end])
                 names = stack[-1]
                 assert names is not None
                 if name in names:
