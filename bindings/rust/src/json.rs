@@ -82,7 +82,7 @@ fn classify(text: &str, error: &serde_json::Error) -> JsonError {
         JsonRule::NonFinite
     } else if message.starts_with("recursion limit exceeded") {
         JsonRule::TooDeep
-    } else if non_finite_token_at(text, error.line(), error.column()) {
+    } else if non_finite_token_at_value(text, &message, error.line(), error.column()) {
         JsonRule::NonFinite
     } else {
         JsonRule::Syntax
@@ -90,16 +90,24 @@ fn classify(text: &str, error: &serde_json::Error) -> JsonError {
     JsonError { rule, message }
 }
 
-/// Whether the syntax error sits on a `NaN`, `Infinity` or `-Infinity` token (JavaScript's
-/// spellings, which JSON lacks), so the finding names the real defect.
-fn non_finite_token_at(text: &str, line: usize, column: usize) -> bool {
+/// Whether the syntax error is a `NaN`, `Infinity` or `-Infinity` token (JavaScript's spellings,
+/// which JSON lacks) where the grammar expects a value: that is `json-non-finite` (SPEC.md 2.1);
+/// the same token anywhere else (`{"a":0NaN}`, `-NaN`) is a syntax error like any other.
+/// serde_json says "expected value" where a value cannot start, and "invalid number" after a `-`
+/// that no digit follows; its 1-based column points at the offending byte.
+fn non_finite_token_at_value(text: &str, message: &str, line: usize, column: usize) -> bool {
     let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else {
         return false;
     };
-    // serde_json's column is 1-based and points at, or just past, the first unexpected character.
     let at = column.saturating_sub(1);
-    (at.saturating_sub(1)..=at)
-        .any(|start| line_text.get(start..).is_some_and(|rest| rest.starts_with("NaN") || rest.starts_with("Infinity")))
+    if message.starts_with("expected value") {
+        let rest = line_text.get(at..).unwrap_or("");
+        return rest.starts_with("NaN") || rest.starts_with("Infinity");
+    }
+    if message.starts_with("invalid number") {
+        return at > 0 && line_text.get(at - 1..).is_some_and(|rest| rest.starts_with("-Infinity"));
+    }
+    false
 }
 
 /// Builds a [`Value`] at a given nesting depth (a container here is at `depth`).
@@ -226,6 +234,30 @@ mod tests {
         assert_eq!(rule(r#"{"reward": 1e400}"#), Some(JsonRule::NonFinite));
         assert_eq!(rule(r#"{"reward": -1e400}"#), Some(JsonRule::NonFinite));
         assert_eq!(rule(r#"{"reward": 1e-400}"#), None);
+    }
+
+    #[test]
+    fn first_defect_in_text_order() {
+        let cases = [
+            ("-NaN", JsonRule::Syntax),
+            (r#"{"":0NaN"#, JsonRule::Syntax),
+            (r#"{"a" NaN}"#, JsonRule::Syntax),
+            ("{} NaN", JsonRule::Syntax),
+            ("[1,NaN]", JsonRule::NonFinite),
+            ("[NaN", JsonRule::NonFinite),
+            ("[\n  -Infinity", JsonRule::NonFinite),
+            ("[\n  Infinity]", JsonRule::NonFinite),
+            (r#"{"reward":"","reward":1e400"#, JsonRule::DuplicateKey),
+            (r#"{"a":1,"a":NaN}"#, JsonRule::DuplicateKey),
+            (r#"{"a":NaN,"a":1}"#, JsonRule::NonFinite),
+            (r#"{"a":"\ud800","a":1}"#, JsonRule::Syntax),
+            (r#"{"a":1,"a"}"#, JsonRule::DuplicateKey),
+            (r#"[1e400,"\udc00"]"#, JsonRule::NonFinite),
+            (r#"["é", NaN]"#, JsonRule::NonFinite),
+        ];
+        for (text, want) in cases {
+            assert_eq!(rule(text), Some(want), "{text:?}");
+        }
     }
 
     #[test]
