@@ -120,6 +120,8 @@ pub fn round_trip<T: Contract>(value: Value) -> Result<Value, serde_json::Error>
 pub struct Verdict {
     /// The first reason the document was refused; `None` when valid.
     pub error: Option<String>,
+    /// The SPEC rule ids of every error, sorted (empty when valid).
+    pub rules: Vec<String>,
     /// [`effective_mask`] for a valid document whose mask fields are booleans.
     pub effective_mask: Option<bool>,
     /// The document decoded into its type and encoded back (valid documents only).
@@ -134,18 +136,25 @@ impl Verdict {
 
 /// Checks JSON text against `version` and `profile` the way the conformance vectors do.
 pub fn check(text: &[u8], version: &str, profile: Profile) -> Verdict {
-    let refused = |error: String| Verdict { error: Some(error), effective_mask: None, encoded: None };
+    let refused = |error: String, mut rules: Vec<String>| {
+        rules.sort();
+        Verdict { error: Some(error), rules, effective_mask: None, encoded: None }
+    };
     let document = match parse_json(text) {
         Ok(document) => document,
-        Err(error) => return refused(error.to_string()),
+        Err(error) => return refused(error.to_string(), vec![error.rule.id().to_owned()]),
     };
     if let Err(error) = validate(&document, version, profile) {
-        return refused(format!("schema: {error}"));
+        let rules = match &error {
+            SchemaError::Invalid(violations) => violations.iter().map(|v| v.rule.clone()).collect(),
+            SchemaError::UnknownVersion(_) => Vec::new(),
+        };
+        return refused(format!("schema: {error}"), rules);
     }
     let encoded = match generated::round_trip(version, profile, document.clone()) {
         Some(Ok(encoded)) => encoded,
-        Some(Err(error)) => return refused(format!("type: {error}")),
-        None => return refused(format!("unknown contract version {version:?}")),
+        Some(Err(error)) => return refused(format!("type: {error}"), vec![validation::FALLBACK_RULE.to_owned()]),
+        None => return refused(format!("unknown contract version {version:?}"), Vec::new()),
     };
-    Verdict { error: None, effective_mask: effective_mask(&document).ok(), encoded: Some(encoded) }
+    Verdict { error: None, rules: Vec::new(), effective_mask: effective_mask(&document).ok(), encoded: Some(encoded) }
 }
