@@ -19,7 +19,13 @@ Artifacts = dict[Path, str]
 Bundles = dict[str, dict[str, Any]]
 # Generators beyond the Python bindings: each module has ``artifacts(bundles, kinds) -> Artifacts``.
 # A module that fails to import is an error, never a silently skipped generator.
-EXTRA_GENERATOR_MODULES = ("typescript_bindings", "go_bindings", "rust_bindings", "schema_rules", "diff_rules_reference")
+EXTRA_GENERATOR_MODULES = (
+    "typescript_bindings",
+    "go_bindings",
+    "rust_bindings",
+    "schema_rules",
+    "diff_rules_reference",
+)
 # Directories holding nothing but generated files: anything there that is not generated is stale.
 GENERATED_ONLY_GLOBS = (
     "bindings/python/verify_contract/generated",

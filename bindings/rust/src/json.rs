@@ -105,7 +105,12 @@ fn non_finite_token_at_value(text: &str, message: &str, line: usize, column: usi
         return rest.starts_with("NaN") || rest.starts_with("Infinity");
     }
     if message.starts_with("invalid number") {
-        return at > 0 && line_text.get(at - 1..).is_some_and(|rest| rest.starts_with("-Infinity"));
+        // The '-' must itself start a value: at the start of the text or after '[', ',' or ':'.
+        let line_start: usize = text.split('\n').take(line.saturating_sub(1)).map(|l| l.len() + 1).sum();
+        let minus = line_start + at.saturating_sub(1);
+        let before = text.get(..minus).unwrap_or("").trim_end_matches([' ', '\t', '\r', '\n']);
+        let at_value = before.is_empty() || before.ends_with(['[', ',', ':']);
+        return at > 0 && at_value && line_text.get(at - 1..).is_some_and(|rest| rest.starts_with("-Infinity"));
     }
     false
 }
@@ -254,6 +259,8 @@ mod tests {
             (r#"{"a":1,"a"}"#, JsonRule::DuplicateKey),
             (r#"[1e400,"\udc00"]"#, JsonRule::NonFinite),
             (r#"["é", NaN]"#, JsonRule::NonFinite),
+            (r#"{"reward": 1.5e-Infinity}"#, JsonRule::Syntax),
+            ("[1,\n-Infinity]", JsonRule::NonFinite),
         ];
         for (text, want) in cases {
             assert_eq!(rule(text), Some(want), "{text:?}");
