@@ -8,9 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from fuzz.differential import RUNNERS, compare_runners, fuzz
-
 from test_cross_language import REQUIRE_ALL
 
 CI_DOCUMENTS = 20_000
