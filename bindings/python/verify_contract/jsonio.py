@@ -245,6 +245,13 @@ def _scan(text: str) -> None:
                 token = next(t for t in _NON_FINITE_TOKENS if text.startswith(t, pos))
                 raise _Defect("json-non-finite", pos, f"{token} is not a JSON number")
             elif (number := _NUMBER.match(text, pos)) is not None:
+                # A '.' or an exponent mark that could continue the number but has no digits after it
+                # makes the whole literal malformed (a syntax error), not a number that may overflow.
+                after = text[number.end() : number.end() + 1]
+                if (after in ("e", "E") and number.group(2) is None) or (
+                    after == "." and number.group(1, 2) == (None, None)
+                ):
+                    raise _syntax(number.end(), "malformed number")
                 _check_number(number.group(), pos)
                 pos, expect = number.end(), _AFTER_VALUE
             elif text.startswith(("true", "null"), pos):
