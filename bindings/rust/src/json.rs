@@ -159,6 +159,7 @@ impl<'de> Visitor<'de> for Node {
         Ok(Value::Number(value.into()))
     }
 
+    // With `arbitrary_precision` numbers arrive through `visit_map`; these stay for other inputs.
     fn visit_f64<E: de::Error>(self, value: f64) -> Result<Value, E> {
         Number::from_f64(value)
             .map(Value::Number)
@@ -187,9 +188,21 @@ impl<'de> Visitor<'de> for Node {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        // Read the first name before counting this object's depth: with serde_json's
+        // `arbitrary_precision`, a number arrives as a one-member map under a private name, and a
+        // number is not a level of nesting. An error inside that first name is still preceded, in
+        // text order, by the opening brace: past the depth limit, the brace is the finding.
+        let first = match map.next_key::<String>() {
+            Ok(first) => first,
+            Err(error) => return Err(self.enter().err().unwrap_or(error)),
+        };
+        if first.as_deref() == Some(NUMBER_TOKEN) {
+            return exact_number(map.next_value::<String>()?);
+        }
         let child = self.enter()?;
         let mut members = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
+        let mut next = first;
+        while let Some(key) = next {
             if members.contains_key(&key) {
                 return Err(de::Error::custom(format_args!(
                     "{}: duplicate member name {key:?}",
@@ -198,9 +211,24 @@ impl<'de> Visitor<'de> for Node {
             }
             let value = map.next_value_seed(Node { depth: child.depth })?;
             members.insert(key, value);
+            next = map.next_key::<String>()?;
         }
         Ok(Value::Object(members))
     }
+}
+
+/// The name under which serde_json's `arbitrary_precision` hands a number literal to a visitor (the
+/// same convention its own `Value` relies on, so an object with exactly this one member name is
+/// read as a number by serde_json itself too).
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// A number kept as its literal (so integers of any size survive a round trip), if it is finite.
+fn exact_number<E: de::Error>(literal: String) -> Result<Value, E> {
+    let finite = literal.parse::<f64>().is_ok_and(f64::is_finite);
+    if !finite {
+        return Err(E::custom(format_args!("{}: {literal:.40} overflows to infinity", JsonRule::NonFinite.id())));
+    }
+    literal.parse::<Number>().map(Value::Number).map_err(E::custom)
 }
 
 #[cfg(test)]
@@ -222,6 +250,16 @@ mod tests {
         let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["b", "a", "c"]);
         assert!(value["b"].is_u64());
+    }
+
+    #[test]
+    fn integers_keep_their_exact_value() {
+        let text = r#"{"a":9007199254740993,"b":[18446744073709551616,-123456789012345678901234567890],"c":0.1}"#;
+        let value = parse_json(text.as_bytes()).unwrap();
+        assert_eq!(serde_json::to_string(&value).unwrap(), text);
+        assert_eq!(rule(&format!("[{}]", "9".repeat(309))), Some(JsonRule::NonFinite));
+        let deepest = format!("{{\"a\": {}1{}}}", "[".repeat(99), "]".repeat(99));
+        assert_eq!(rule(&deepest), None, "a number is not a level of nesting");
     }
 
     #[test]

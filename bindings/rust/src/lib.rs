@@ -100,7 +100,14 @@ pub fn decode<T: Contract>(text: &[u8]) -> Result<T, DecodeError> {
 /// Validates an already parsed document against `T`'s version and profile, and decodes it.
 pub fn decode_value<T: Contract>(document: Value) -> Result<T, DecodeError> {
     validate(&document, T::VERSION, T::PROFILE).map_err(DecodeError::Schema)?;
-    serde_json::from_value(document).map_err(DecodeError::Type)
+    typed(&document).map_err(DecodeError::Type)
+}
+
+/// `T` from a parsed document, through its text: serde's buffering of `#[serde(flatten)]` members
+/// cannot take an integer between 2^64 and 2^128 from a `Value` ("invalid type: integer as u128"),
+/// while from text every number reaches it as its literal (`arbitrary_precision`), so nothing is lost.
+fn typed<T: DeserializeOwned>(document: &Value) -> Result<T, serde_json::Error> {
+    serde_json::from_str(&document.to_string())
 }
 
 /// The document as a JSON value: declared fields in schema order, then unknown members in their
@@ -111,8 +118,8 @@ pub fn encode<T: Contract>(document: &T) -> Value {
 
 /// Decodes `value` into `T` (type check only, no schema) and encodes it back.
 pub fn round_trip<T: Contract>(value: Value) -> Result<Value, serde_json::Error> {
-    let typed: T = serde_json::from_value(value)?;
-    serde_json::to_value(&typed)
+    let document: T = typed(&value)?;
+    serde_json::to_value(&document)
 }
 
 /// The verdict of the binding on one document: strict parse, schema, and typed decode all agree.
