@@ -59,18 +59,36 @@ func Findings(data []byte, version string, profile Profile) ([]Finding, error) {
 	return SchemaFindings(doc, version, profile)
 }
 
-// SchemaFindings validates a parsed document and maps each violation to its rule id.
+// SchemaFindings validates a parsed document and returns its findings (nil when valid).
 func SchemaFindings(doc any, version string, profile Profile) ([]Finding, error) {
 	err := Validate(doc, version, profile)
-	if err == nil {
-		return nil, nil
+	var invalid *SchemaError
+	if errors.As(err, &invalid) {
+		return invalid.Findings, nil
 	}
-	var invalid *jsonschema.ValidationError
-	if !errors.As(err, &invalid) {
-		return nil, err
-	}
-	return ruleFindings(doc, leaves(invalid, nil), schemaRules[version]), nil
+	return nil, err
 }
+
+// SchemaError is a document that breaks the schema: one Finding per violated location.
+type SchemaError struct {
+	Findings []Finding
+	cause    *jsonschema.ValidationError
+}
+
+func (e *SchemaError) Error() string {
+	parts := make([]string, len(e.Findings))
+	for i, f := range e.Findings {
+		where := f.Pointer
+		if where == "" {
+			where = "/"
+		}
+		parts[i] = fmt.Sprintf("%s at %s", f.Rule, where)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap gives the validator's own error, with every keyword that failed.
+func (e *SchemaError) Unwrap() error { return e.cause }
 
 func leaves(e *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
 	if _, required := e.ErrorKind.(*kind.Required); required || len(e.Causes) == 0 {
