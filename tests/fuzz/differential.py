@@ -123,7 +123,39 @@ def _seeds() -> list[str]:
     return [t.replace("\n", " ") for t in texts if len(t) < 20000]
 
 
+# Values every parser accepts, so that round trips (big integers, exponents, escapes) are well covered.
+VALID_VALUES = [
+    "0",
+    "-0",
+    "1",
+    "0.5",
+    "-3",
+    "1e2",
+    "1E-2",
+    "1e-400",
+    "9007199254740993",
+    "-9007199254740993",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "1234567890123451e2",
+    "1" + "0" * 308,
+    "1.7976931348623157e308",
+    "0.1",
+    "5e-324",
+    '"x"',
+    '"\\ud83d\\ude00"',
+    '"\\u00e9\\n"',
+    "true",
+    "null",
+    "[]",
+    '{"a": [1, 2.5, "b"]}',
+    '[9007199254740993, {"k": 18446744073709551616}]',
+]
+
+
 def _value(rng: random.Random) -> str:
+    if rng.random() < 0.4:
+        return rng.choice(VALID_VALUES)
     pool = rng.choice([NUMBERS, STRINGS, SCALARS])
     value = rng.choice(pool)
     if rng.random() < 0.05:
@@ -323,7 +355,7 @@ def generate(seed: int, count: int) -> list[tuple[str, str, str]]:
     documents = []
     for _ in range(count):
         text = rng.choice(seeds)
-        if rng.random() < 0.9:
+        if rng.random() < 0.8:
             text = _mutate(text, rng)
         version, profile = rng.choice(COMBOS)
         documents.append((text, version, profile))
