@@ -27,7 +27,7 @@ from typing import Any
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
 from verify_contract.check import CheckOptions, check_paths
 from verify_contract.findings import Severity
-from verify_contract.jsonio import JSON_WHITESPACE, json_equal
+from verify_contract.jsonio import JSON_WHITESPACE, first_defect, json_equal
 from verify_contract.mask import MaskTypeError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -231,7 +231,12 @@ class Run:
         self.problems.append(f"{implementation} #{index} {version}/{profile} {what}: {text[:300]!r}")
 
 
-def _check_lines(run: Run, name: str, make_options: Callable[[str, str], CheckOptions], directory: Path) -> None:
+Listings = dict[tuple[str, str], list[list[tuple[int | None, Any]]]]
+
+
+def _check_lines(
+    run: Run, name: str, make_options: Callable[[str, str], CheckOptions], directory: Path, listings: Listings
+) -> None:
     """check over JSONL files, one per (version, profile): per line, its error rules."""
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, (_, version, profile) in enumerate(run.documents):
@@ -240,6 +245,7 @@ def _check_lines(run: Run, name: str, make_options: Callable[[str, str], CheckOp
         path = directory / f"{name}-{version}-{profile}.jsonl"
         path.write_bytes(b"".join(run.documents[i][0].encode("utf-8") + b"\n" for i in indices))
         report = check_paths([path], options=make_options(version, profile))
+        listings[(version, profile)].append([(f.line, f.finding) for f in report.findings])
         rules: dict[int, list[str]] = defaultdict(list)
         for located in report.findings:
             if located.finding.severity is Severity.ERROR:
@@ -252,6 +258,22 @@ def _check_lines(run: Run, name: str, make_options: Callable[[str, str], CheckOp
             expected = run.expected[index]
             if sorted(rules.get(line, [])) != ([] if index in blank else expected.rules):
                 run.disagree(f"check {name}", index, f"rules {sorted(rules.get(line, []))} != {expected.rules}")
+
+
+def _reference_paths_agree(run: Run) -> None:
+    """parse_json's cheap paths and first_defect's scan name the same defect (syntax messages may word it
+    differently: Python's json module words its own)."""
+    for index, (text, _, _) in enumerate(run.documents):
+        found = parse_json(text.encode("utf-8")).finding
+        scanned = first_defect(text)
+        if found is None or scanned is None:
+            if found is not scanned:
+                run.disagree("first_defect", index, f"{scanned} but parse_json {found}")
+        elif (found.rule, found.message if found.rule != "json-syntax" else "") != (
+            scanned.rule,
+            scanned.message if scanned.rule != "json-syntax" else "",
+        ):
+            run.disagree("first_defect", index, f"{scanned} but parse_json {found}")
 
 
 def _check_json_files(run: Run, directory: Path, rng: random.Random) -> None:
@@ -369,9 +391,16 @@ def fuzz(seed: int, count: int, languages: list[str]) -> Run:
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary)
         big = 10**9
-        _check_lines(run, "default", lambda v, p: CheckOptions(v, p, max_findings=big), directory)  # type: ignore[arg-type]
-        _check_lines(run, "reference-only", lambda v, p: CheckOptions(v, p, max_findings=big, fast=False), directory)  # type: ignore[arg-type]
-        _check_lines(run, "jobs-2", lambda v, p: CheckOptions(v, p, max_findings=big, jobs=2), directory)  # type: ignore[arg-type]
+        listings: Listings = defaultdict(list)
+        _check_lines(run, "default", lambda v, p: CheckOptions(v, p, max_findings=big), directory, listings)  # type: ignore[arg-type]
+        _check_lines(
+            run, "reference-only", lambda v, p: CheckOptions(v, p, max_findings=big, fast=False), directory, listings
+        )  # type: ignore[arg-type]
+        _check_lines(run, "jobs-2", lambda v, p: CheckOptions(v, p, max_findings=big, jobs=2), directory, listings)  # type: ignore[arg-type]
+        for (version, profile), (default, *others) in listings.items():  # every message too, not only rules
+            if any(other != default for other in others):
+                run.problems.append(f"check {version}/{profile}: the modes list different findings")
+        _reference_paths_agree(run)
         _check_json_files(run, directory, rng)
         _python_models(run)
         _runners(run, directory, languages)

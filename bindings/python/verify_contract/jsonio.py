@@ -32,14 +32,22 @@ class _Reject(ValueError):
         self.rule = rule
 
 
+def _constant_message(token: str) -> str:
+    return f"{token} is not a JSON number"
+
+
+def _overflow_message(text: str) -> str:
+    return f"{text[:40]} overflows to infinity"
+
+
 def _no_constants(token: str) -> Any:
-    raise _Reject("json-non-finite", f"{token} is not a JSON number")
+    raise _Reject("json-non-finite", _constant_message(token))
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise _Reject("json-non-finite", f"{text[:40]} overflows to infinity")
+        raise _Reject("json-non-finite", _overflow_message(text))
     return value
 
 
@@ -119,6 +127,11 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
+def _too_deep(text: str, document: Any) -> bool:
+    # No deeper than the number of opening brackets: counting them (C speed) spares most walks.
+    return text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(document) > MAX_DEPTH
+
+
 def parse_json(data: bytes | str) -> Parsed:
     """Parse one JSON text strictly: UTF-8, no BOM, finite numbers, unique member names, depth <= 100."""
     if isinstance(data, bytes):
@@ -137,15 +150,92 @@ def parse_json(data: bytes | str) -> Parsed:
     try:
         document = _DECODER.decode(text)
     except _Reject as error:
-        return Parsed(None, first_defect(text) or finding(error.rule, str(error)))
+        return Parsed(None, _single_event(text) or first_defect(text) or finding(error.rule, str(error)))
     except json.JSONDecodeError as error:
-        found = first_defect(text)
-        return Parsed(None, found or finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}"))
+        syntax = finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}")
+        return Parsed(None, syntax if _nothing_before(text, error.pos) else (first_defect(text) or syntax))
     except RecursionError:
         return Parsed(None, first_defect(text) or finding("json-too-deep", f"nesting deeper than {MAX_DEPTH} levels"))
-    if (_SURROGATE.search(text) and _has_lone_surrogate(document)) or nesting_depth(document) > MAX_DEPTH:
+    if (_SURROGATE.search(text) and _has_lone_surrogate(document)) or _too_deep(text, document):
         return Parsed(None, first_defect(text) or finding("json-syntax", "the text breaks a JSON rule"))
     return Parsed(document, None)
+
+
+def _single_event(text: str) -> Finding | None:
+    """The finding of a text whose defects are only non-finite numbers, or exactly one repeated name, or
+    None when it holds anything else (then ``first_defect`` decides). Python's ``json`` module meets
+    numbers in text order but repeated names only when their object closes: with no repeated name, the
+    first non-finite number is the first defect; a lone repeated name with no other defect is one. Two
+    C-speed passes instead of ``first_defect``'s scan: the common NaN or duplicate line stays cheap."""
+    numbers: list[Finding] = []
+    repeated: list[str] = []
+
+    def constant(token: str) -> float:
+        numbers.append(finding("json-non-finite", _constant_message(token)))
+        return 0.0
+
+    def real(token: str) -> float:
+        if math.isinf(float(token)):
+            numbers.append(finding("json-non-finite", _overflow_message(token)))
+        return 0.0
+
+    def integer(token: str) -> int:
+        if len(token) > MAX_INTEGER_DIGITS - 1:  # shorter integers are always finite: skip the check
+            try:
+                _finite_int(token)
+            except _Reject as error:
+                numbers.append(finding(error.rule, str(error)))
+        return 0
+
+    def pairs(members: list[tuple[str, Any]]) -> list[Any]:
+        names: set[str] = set()
+        for name, _ in members:
+            if name in names:
+                repeated.append(name)
+            names.add(name)
+        return [value for _, value in members]  # every value, repeated ones too: only the depth is read
+
+    decoder = json.JSONDecoder(
+        object_pairs_hook=pairs,
+        parse_constant=constant,
+        parse_float=real,
+        parse_int=integer,
+    )
+    try:
+        document = decoder.decode(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if _SURROGATE.search(text) or _too_deep(text, document):
+        return None
+    if numbers and not repeated:
+        return numbers[0]
+    if len(repeated) == 1 and not numbers:
+        return finding("json-duplicate-key", f"duplicate member name {repeated[0]!r}")
+    return None
+
+
+# A string followed by ':' (a member name), or ending the text (a name cut short where ':' was expected).
+# Matched anywhere, it may also match text that is not a name: it only ever finds more names, never fewer.
+_MEMBER_NAME = re.compile(r'"((?:[^"\\]|\\.)*)"[ \t\n\r]*(?::|\Z)')
+
+
+def _nothing_before(text: str, offset: int) -> bool:
+    """Whether no defect can precede ``offset``, where Python's ``json`` module met a syntax error. It has
+    already met every number before it in order (an overflow or NaN would have come first); what it does
+    not see there is an unpaired surrogate, nesting beyond the limit, or a repeated name in an object still
+    open. Conservative: no surrogate escape, few brackets, and no member name twice before the error."""
+    prefix = text[:offset]
+    if _SURROGATE.search(prefix) or prefix.count("[") + prefix.count("{") > MAX_DEPTH:
+        return False
+    names = plain_member_names(prefix)
+    return names is not None and len(set(names)) == len(names)
+
+
+def plain_member_names(text: str) -> list[str] | None:
+    """Every member name in ``text``, in order (perhaps with some strings that are not names: never fewer),
+    or None if a name holds an escape (two spellings of one name could not be compared)."""
+    names = _MEMBER_NAME.findall(text)
+    return None if any("\\" in name for name in names) else names
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -243,7 +333,7 @@ def _scan(text: str) -> None:
                 pos, expect = _scan_string(text, pos), _AFTER_VALUE
             elif text.startswith(_NON_FINITE_TOKENS, pos):
                 token = next(t for t in _NON_FINITE_TOKENS if text.startswith(t, pos))
-                raise _Defect("json-non-finite", pos, f"{token} is not a JSON number")
+                raise _Defect("json-non-finite", pos, _constant_message(token))
             elif (number := _NUMBER.match(text, pos)) is not None:
                 # A '.' or an exponent mark that could continue the number but has no digits after it
                 # makes the whole literal malformed (a syntax error), not a number that may overflow.
@@ -303,7 +393,10 @@ def first_defect(text: str) -> Finding | None:
     try:
         _scan(text)
     except _Defect as defect:
-        return finding(defect.rule, f"{_where(text, defect.offset)}: {defect}")
+        # Only a syntax error says where: the other findings depend on the value alone, so that equal
+        # defects give equal findings (check memoises them).
+        message = f"{_where(text, defect.offset)}: {defect}" if defect.rule == "json-syntax" else str(defect)
+        return finding(defect.rule, message)
     return None
 
 
