@@ -30,7 +30,6 @@ def test_rows_name_spec_rules_and_cover_every_declared_field() -> None:
 def test_a_type_row_is_what_the_reference_says() -> None:
     # The reference, asked about a value of a type the row does not admit, names the row's rule.
     probes = {"object": {}, "array": [], "string": "x", "number": 0.5, "boolean": True, "null": None}
-    checked = 0
     for version, rows in TABLES.items():
         for row in rows:
             if row["keyword"] != "type" or row["pointer"].count("/") != 1:
@@ -39,7 +38,3 @@ def test_a_type_row_is_what_the_reference_says() -> None:
             document = {"reward": 0, "responses_create_params": {}, "response": {"output": []}}
             document[row["pointer"][1:]] = wrong
             assert [f.rule for f in validate(document, version, "gym").errors] == [row["rule"]], (version, row)
-            checked += 1
-    assert checked == sum(
-        row["keyword"] == "type" and row["pointer"].count("/") == 1 for rows in TABLES.values() for row in rows
-    )
