@@ -10,12 +10,10 @@ module every non-blank line asks the reference, without a key: slower, same repo
 from __future__ import annotations
 
 import importlib
-from collections import Counter
 from functools import cache
 from types import ModuleType
 
 from verify_contract.generated.failure_kinds import KINDS
-from verify_contract.jsonio import plain_member_names
 from verify_contract.schemas import declared_fields, registered_failure_kinds
 from verify_contract.versions import Profile, check_profile, check_version, version_key
 
@@ -89,20 +87,6 @@ def _slow_scan(chunk: bytes) -> tuple[bytes, list[Other]]:
     return bytes(statuses), others
 
 
-def _same_in_text_order(chunk: bytes, start: int, stop: int, key: bytes) -> bool:
-    """Whether a memo key's event is also the first defect in text order: a NaN on a line without any
-    repeated name, or the only repeated name of the line (the scanner keys only valid UTF-8 lines)."""
-    if key[:1] not in (b"N", b"D"):
-        return True
-    names = plain_member_names(chunk[start:stop].decode("utf-8", "replace"))
-    if names is None:
-        return False
-    repeated = [name for name, times in Counter(names).items() if times > 1]
-    if key[:1] == b"N":
-        return not repeated
-    return len(names) - len(set(names)) == 1 and repeated == [key[1:].decode("utf-8", "replace")]
-
-
 def _rejudge_blank(chunk: bytes, statuses: bytes, others: list[Other]) -> tuple[bytes, list[Other]]:
     fixed = bytearray(statuses)
     start = 0
@@ -123,9 +107,9 @@ def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tup
         statuses, others = _native.scan(chunk, scan_flags(version, profile), clean_kinds(version))
         # The compiled scanner keys text events ('N', 'D') in the order Python's json module meets them (a
         # duplicate when its object closes), not in text order (SPEC 2.1), and counts \x0b and \x0c as blank:
-        # until it follows both, a text-event key is kept only where the two orders agree, and its blank
-        # lines holding those bytes are re-judged.
-        others = [(i, s, e, k if k is None or _same_in_text_order(chunk, s, e, k) else None) for i, s, e, k in others]
+        # until it follows both, those keys are dropped (such lines ask the reference) and its blank lines
+        # holding those bytes are re-judged.
+        others = [(i, s, e, None if k is not None and k[:1] in b"ND" else k) for i, s, e, k in others]
         if b"\x0b" in chunk or b"\x0c" in chunk:
             return _rejudge_blank(chunk, statuses, others)
         return statuses, others

@@ -56,6 +56,8 @@ MAX_INTEGER_DIGITS = 309
 
 
 def _finite_int(text: str) -> int:
+    if len(text) < MAX_INTEGER_DIGITS:  # at most 308 digits: always finite
+        return int(text)
     digits = len(text) - text.startswith("-")
     if digits > MAX_INTEGER_DIGITS:
         raise _Reject("json-non-finite", f"an integer of {digits} digits overflows to infinity")
@@ -127,6 +129,15 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
+def _fallback(error: Exception) -> Finding:
+    """The json module's own finding, should first_defect ever find no defect (the fuzzer checks it never does)."""
+    if isinstance(error, _Reject):
+        return finding(error.rule, str(error))
+    if isinstance(error, json.JSONDecodeError):
+        return finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}")
+    return finding("json-too-deep", f"the value nests deeper than {MAX_DEPTH} levels")
+
+
 def _too_deep(text: str, document: Any) -> bool:
     # No deeper than the number of opening brackets: counting them (C speed) spares most walks.
     return text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(document) > MAX_DEPTH
@@ -149,93 +160,11 @@ def parse_json(data: bytes | str) -> Parsed:
             return Parsed(None, finding("json-syntax", "the text starts with a byte order mark (RFC 8259 forbids it)"))
     try:
         document = _DECODER.decode(text)
-    except _Reject as error:
-        return Parsed(None, _single_event(text) or first_defect(text) or finding(error.rule, str(error)))
-    except json.JSONDecodeError as error:
-        syntax = finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}")
-        return Parsed(None, syntax if _nothing_before(text, error.pos) else (first_defect(text) or syntax))
-    except RecursionError:
-        return Parsed(None, first_defect(text) or finding("json-too-deep", f"nesting deeper than {MAX_DEPTH} levels"))
+    except (_Reject, json.JSONDecodeError, RecursionError) as error:
+        return Parsed(None, first_defect(text) or _fallback(error))
     if (_SURROGATE.search(text) and _has_lone_surrogate(document)) or _too_deep(text, document):
         return Parsed(None, first_defect(text) or finding("json-syntax", "the text breaks a JSON rule"))
     return Parsed(document, None)
-
-
-def _single_event(text: str) -> Finding | None:
-    """The finding of a text whose defects are only non-finite numbers, or exactly one repeated name, or
-    None when it holds anything else (then ``first_defect`` decides). Python's ``json`` module meets
-    numbers in text order but repeated names only when their object closes: with no repeated name, the
-    first non-finite number is the first defect; a lone repeated name with no other defect is one. Two
-    C-speed passes instead of ``first_defect``'s scan: the common NaN or duplicate line stays cheap."""
-    numbers: list[Finding] = []
-    repeated: list[str] = []
-
-    def constant(token: str) -> float:
-        numbers.append(finding("json-non-finite", _constant_message(token)))
-        return 0.0
-
-    def real(token: str) -> float:
-        if math.isinf(float(token)):
-            numbers.append(finding("json-non-finite", _overflow_message(token)))
-        return 0.0
-
-    def integer(token: str) -> int:
-        if len(token) > MAX_INTEGER_DIGITS - 1:  # shorter integers are always finite: skip the check
-            try:
-                _finite_int(token)
-            except _Reject as error:
-                numbers.append(finding(error.rule, str(error)))
-        return 0
-
-    def pairs(members: list[tuple[str, Any]]) -> list[Any]:
-        names: set[str] = set()
-        for name, _ in members:
-            if name in names:
-                repeated.append(name)
-            names.add(name)
-        return [value for _, value in members]  # every value, repeated ones too: only the depth is read
-
-    decoder = json.JSONDecoder(
-        object_pairs_hook=pairs,
-        parse_constant=constant,
-        parse_float=real,
-        parse_int=integer,
-    )
-    try:
-        document = decoder.decode(text)
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    if _SURROGATE.search(text) or _too_deep(text, document):
-        return None
-    if numbers and not repeated:
-        return numbers[0]
-    if len(repeated) == 1 and not numbers:
-        return finding("json-duplicate-key", f"duplicate member name {repeated[0]!r}")
-    return None
-
-
-# A string followed by ':' (a member name), or ending the text (a name cut short where ':' was expected).
-# Matched anywhere, it may also match text that is not a name: it only ever finds more names, never fewer.
-_MEMBER_NAME = re.compile(r'"((?:[^"\\]|\\.)*)"[ \t\n\r]*(?::|\Z)')
-
-
-def _nothing_before(text: str, offset: int) -> bool:
-    """Whether no defect can precede ``offset``, where Python's ``json`` module met a syntax error. It has
-    already met every number before it in order (an overflow or NaN would have come first); what it does
-    not see there is an unpaired surrogate, nesting beyond the limit, or a repeated name in an object still
-    open. Conservative: no surrogate escape, few brackets, and no member name twice before the error."""
-    prefix = text[:offset]
-    if _SURROGATE.search(prefix) or prefix.count("[") + prefix.count("{") > MAX_DEPTH:
-        return False
-    names = plain_member_names(prefix)
-    return names is not None and len(set(names)) == len(names)
-
-
-def plain_member_names(text: str) -> list[str] | None:
-    """Every member name in ``text``, in order (perhaps with some strings that are not names: never fewer),
-    or None if a name holds an escape (two spellings of one name could not be compared)."""
-    names = _MEMBER_NAME.findall(text)
-    return None if any("\\" in name for name in names) else names
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -312,6 +241,23 @@ def _check_number(token: str, offset: int) -> None:
         raise _Defect(error.rule, offset, str(error)) from None
 
 
+def _clean_value_end(text: str, start: int, depth: int) -> int | None:
+    """The end of the array or object at ``start`` (nested ``depth`` levels deep) if it holds no defect,
+    else None. Python's json module reads it at C speed, so the scan only steps through the values that
+    hold the defect, not through every token of the text."""
+    try:
+        value, end = _DECODER.scan_once(text, start)  # type: ignore[attr-defined]
+    except (_Reject, json.JSONDecodeError, StopIteration, RecursionError):
+        return None
+    if _SURROGATE.search(text, start, end) or (
+        depth + text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH
+        and depth + nesting_depth(value) > MAX_DEPTH
+    ):
+        return None
+    end_offset: int = end
+    return end_offset
+
+
 def _scan(text: str) -> None:
     """Raise the first defect of ``text``; return if it has none."""
     size = len(text)
@@ -327,8 +273,12 @@ def _scan(text: str) -> None:
             elif char in ("{", "["):
                 if len(stack) + 1 > MAX_DEPTH:
                     raise _Defect("json-too-deep", pos, f"the value nests deeper than {MAX_DEPTH} levels")
-                stack.append(set() if char == "{" else None)
-                pos, expect = pos + 1, (_NAME_OR_END_OBJECT if char == "{" else _VALUE_OR_END_ARRAY)
+                end = _clean_value_end(text, pos, len(stack)) if stack else None
+                if end is not None:
+                    pos, expect = end, _AFTER_VALUE
+                else:  # the defect is inside: read it token by token
+                    stack.append(set() if char == "{" else None)
+                    pos, expect = pos + 1, (_NAME_OR_END_OBJECT if char == "{" else _VALUE_OR_END_ARRAY)
             elif char == '"':
                 pos, expect = _scan_string(text, pos), _AFTER_VALUE
             elif text.startswith(_NON_FINITE_TOKENS, pos):
