@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 LANGUAGES := typescript go rust
 
-.PHONY: setup demo test test-python generate lint
+.PHONY: setup demo test test-python generate lint fuzz
 
 setup: $(VENV)/.installed
 
@@ -32,3 +32,10 @@ test: setup lint
 		if [ -f bindings/$$lang/ci.sh ]; then echo "== $$lang"; bash bindings/$$lang/ci.sh || exit 1; fi; \
 	done
 	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 $(PY) -m pytest
+
+# The differential fuzzer's long run (the CI-sized run, 20,000 documents, is part of `make test`).
+# Needs the conformance runners that `make test` builds. FUZZ_SEED and FUZZ_COUNT pick the run.
+FUZZ_SEED ?= 1
+FUZZ_COUNT ?= 100000
+fuzz: setup
+	$(PY) tests/fuzz/differential.py --seed $(FUZZ_SEED) --count $(FUZZ_COUNT)

@@ -22,7 +22,13 @@ Models = dict[str, dict[str, Any]]
 # Generators beyond the Python bindings: each module has ``artifacts(bundles, kinds, models) -> Artifacts``
 # (``models``: each version's resolved model, computed in this run, so a new version needs no install).
 # A module that fails to import is an error, never a silently skipped generator.
-EXTRA_GENERATOR_MODULES = ("typescript_bindings", "go_bindings", "rust_bindings", "diff_rules_reference")
+EXTRA_GENERATOR_MODULES = (
+    "typescript_bindings",
+    "go_bindings",
+    "rust_bindings",
+    "schema_rules",
+    "diff_rules_reference",
+)
 # Directories holding nothing but generated files: anything there that is not generated is stale.
 GENERATED_ONLY_GLOBS = (
     "bindings/python/verify_contract/generated",

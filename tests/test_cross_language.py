@@ -1,8 +1,9 @@
-"""Every binding runs every vector: same verdicts as the Python reference, and what each binding
+"""Every binding runs every vector: same verdicts and rule ids as the Python reference, and what each binding
 encodes is accepted by the reference validator with the same value for every contract field.
 
 Each language ships a conformance runner (built by ``bindings/<lang>/ci.sh``, run by ``make test``)
-that prints one JSON line per vector: ``{"id", "valid", "effective_mask", "encoded"}``.
+that prints one JSON line per vector: ``{"id", "valid", "rules", "effective_mask", "encoded"}``, ``rules``
+being the SPEC rule ids of every error, sorted (warnings are the reference's alone).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from verify_contract import parse_json, validate
+from verify_contract.findings import RULES, Severity
 from verify_contract.jsonio import json_equal
 
 from conftest import VECTORS
@@ -60,6 +62,17 @@ def test_verdicts_equal_reference(results: tuple[str, list[dict[str, Any]]]) -> 
     assert wrong == [], f"{language} disagrees with the reference on {wrong}"
 
 
+def test_rule_ids_equal_reference(results: tuple[str, list[dict[str, Any]]]) -> None:
+    language, lines = results
+    by_id = {line["id"]: line for line in lines}
+    wrong = {}
+    for vector in VECTORS:
+        errors = sorted(rule for rule in vector.findings if RULES[rule].severity is Severity.ERROR)
+        if by_id[vector.id]["rules"] != errors:
+            wrong[vector.id] = (errors, by_id[vector.id]["rules"])
+    assert wrong == {}, f"{language} reports other rule ids (reference, binding): {wrong}"
+
+
 def test_effective_mask_equal_reference(results: tuple[str, list[dict[str, Any]]]) -> None:
     language, lines = results
     by_id = {line["id"]: line for line in lines}
@@ -90,6 +103,6 @@ def test_encoded_documents_accepted_by_reference(results: tuple[str, list[dict[s
             problems.append(f"{vector.id}: the reference rejects the encoded document")
         if not json_equal(_contract_values(encoded), _contract_values(original)):
             problems.append(f"{vector.id}: a contract field changed value")
-        if not json_equal(encoded, original):
+        if not json_equal(encoded, original):  # integers of any size included (the big-integer vectors)
             problems.append(f"{vector.id}: the round trip lost or changed a value")
     assert problems == [], f"{language}: " + "; ".join(problems)

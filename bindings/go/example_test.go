@@ -45,9 +45,9 @@ func ExampleEncode() {
 func ExampleCheck() {
 	_, err := verifycontract.Check([]byte(`{"reward": 0.5, "reward": 1}`), "1.2.0", verifycontract.Core)
 	fmt.Println(err)
-	_, err = verifycontract.Check([]byte(`{"reward": "0.5"}`), "1.2.0", verifycontract.Core)
-	fmt.Println(err != nil)
+	_, err = verifycontract.Check([]byte(`{"reward": "0.5", "failure_kind": "Judge Failed"}`), "1.2.0", verifycontract.Core)
+	fmt.Println(err)
 	// Output:
 	// json-duplicate-key at byte 14: duplicate member name "reward"
-	// true
+	// failure-kind-format at /failure_kind; reward-type at /reward
 }

@@ -103,8 +103,18 @@ func NewDocument(version string, profile Profile) (Document, error) {
 func Parse(data []byte) (any, error) { return jsonwire.Parse(data) }
 
 // Validate checks a parsed document (from Parse) against one profile of one contract version
-// with a JSON Schema 2020-12 validator. A schema violation is a *jsonschema.ValidationError.
+// with a JSON Schema 2020-12 validator. A violation is a *SchemaError: one Finding, with its SPEC
+// rule id, per violated location (it unwraps to the validator's *jsonschema.ValidationError).
 func Validate(doc any, version string, profile Profile) error {
+	err := validateSchema(doc, version, profile)
+	var invalid *jsonschema.ValidationError
+	if !errors.As(err, &invalid) {
+		return err
+	}
+	return &SchemaError{Findings: ruleFindings(doc, leaves(invalid, nil), schemaRules[version]), cause: invalid}
+}
+
+func validateSchema(doc any, version string, profile Profile) error {
 	b, err := lookup(version, profile)
 	if err != nil {
 		return err

@@ -68,6 +68,7 @@ func Parse(data []byte) (any, error) {
 	var stack []*frame
 	var root any
 	done := false
+	justOpened := false // the last token opened an array or object
 	// add places a finished value into the enclosing container, or makes it the root.
 	add := func(value any) {
 		if len(stack) == 0 {
@@ -92,8 +93,9 @@ func Parse(data []byte) (any, error) {
 			return nil, errorf(RuleSyntax, offset, "unexpected end of text")
 		}
 		if err != nil {
-			return nil, classify(err, data, offset)
+			return nil, classify(err, data, offset, nextIsValue(data[offset:], stack, done, justOpened))
 		}
+		justOpened = false
 		if done {
 			return nil, errorf(RuleSyntax, offset, "more than one value in the text")
 		}
@@ -109,6 +111,7 @@ func Parse(data []byte) (any, error) {
 				} else {
 					stack = append(stack, &frame{array: []any{}})
 				}
+				justOpened = true
 			default: // '}' or ']': the decoder has checked they match
 				top := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
@@ -195,12 +198,39 @@ func checkFinite(n json.Number) *Error {
 	return nil
 }
 
-// classify turns a decoder error into a rule: NaN/Infinity tokens are json-non-finite, the rest
-// json-syntax.
-func classify(err error, data []byte, offset int64) *Error {
-	rest := bytes.TrimLeft(data[offset:], " \t\r\n,:")
+// nextIsValue reports whether the grammar expects a value at the start of rest (after the separator
+// the decoder consumes with the next token), and returns the text where that value starts.
+func nextIsValue(rest []byte, stack []*frame, done, justOpened bool) []byte {
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	top := topFrame(stack)
+	var separator byte
+	switch {
+	case top == nil && done:
+		return nil
+	case top == nil:
+		return rest
+	case top.isObj && !top.haveKey:
+		return nil
+	case top.isObj:
+		separator = ':'
+	case !justOpened:
+		separator = ','
+	}
+	if separator != 0 {
+		if len(rest) == 0 || rest[0] != separator {
+			return nil
+		}
+		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	}
+	return rest
+}
+
+// classify turns a decoder error into a rule: a NaN, Infinity or -Infinity token where the grammar
+// expects a value is json-non-finite (SPEC.md 2.1), anything else json-syntax. value is the text from
+// where a value is expected, or nil when none is.
+func classify(err error, data []byte, offset int64, value []byte) *Error {
 	for _, token := range []string{"NaN", "Infinity", "-Infinity"} {
-		if bytes.HasPrefix(rest, []byte(token)) {
+		if bytes.HasPrefix(value, []byte(token)) {
 			return errorf(RuleNonFinite, offset, "%s is not a JSON number", token)
 		}
 	}

@@ -568,7 +568,7 @@ nan:
 static int is_blank(const uint8_t *p, const uint8_t *end) {
     for (; p < end; p++) {
         uint8_t c = *p;
-        if (!(c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\x0b' || c == '\x0c')) return 0;
+        if (!(c == ' ' || c == '\t' || c == '\r' || c == '\n')) return 0; /* JSON whitespace only */
     }
     return 1;
 }

@@ -1,4 +1,12 @@
-"""Strict JSON text parsing (RFC 8259 + I-JSON): every defect becomes one finding, never an exception."""
+"""Strict JSON text parsing (RFC 8259 + I-JSON): every defect becomes one finding, never an exception.
+
+Which finding a text with several defects gets is fixed by SPEC.md section 2.1: an encoding defect (not
+UTF-8, a byte order mark) first, otherwise the first defect in text order. Python's ``json`` module, with
+hooks, parses every text; it cannot report in text order (it sees a duplicate name when its object closes,
+and deep nesting through the interpreter's recursion limit), so any text it finds a defect in is read again
+by ``first_defect``, a small iterative scanner that stops at the first defect. Valid texts, by far the
+common case, pay nothing for it.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +22,9 @@ UTF8_BOM = b"\xef\xbb\xbf"
 MAX_DEPTH = 100
 """Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (SPEC.md)."""
 
+JSON_WHITESPACE = " \t\n\r"
+"""RFC 8259's insignificant whitespace; nothing else (not \\x0b, \\x0c or Unicode spaces) is blank."""
+
 
 class _Reject(ValueError):
     def __init__(self, rule: str, message: str) -> None:
@@ -21,14 +32,22 @@ class _Reject(ValueError):
         self.rule = rule
 
 
+def _constant_message(token: str) -> str:
+    return f"{token} is not a JSON number"
+
+
+def _overflow_message(text: str) -> str:
+    return f"{text[:40]} overflows to infinity"
+
+
 def _no_constants(token: str) -> Any:
-    raise _Reject("json-non-finite", f"{token} is not a JSON number")
+    raise _Reject("json-non-finite", _constant_message(token))
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise _Reject("json-non-finite", f"{text} overflows to infinity")
+        raise _Reject("json-non-finite", _overflow_message(text))
     return value
 
 
@@ -37,6 +56,8 @@ MAX_INTEGER_DIGITS = 309
 
 
 def _finite_int(text: str) -> int:
+    if len(text) < MAX_INTEGER_DIGITS:  # at most 308 digits: always finite
+        return int(text)
     digits = len(text) - text.startswith("-")
     if digits > MAX_INTEGER_DIGITS:
         raise _Reject("json-non-finite", f"an integer of {digits} digits overflows to infinity")
@@ -60,12 +81,13 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_unique_object, parse_constant=_no_constants, parse_float=_finite_float, parse_int=_finite_int
 )
-# A \uD800-\uDFFF escape: the only way a lone surrogate gets into a str decoded from valid UTF-8.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+# A \uD800-\uDFFF escape, or a surrogate code point in a str input: the only ways a lone surrogate gets
+# into a decoded string.
+_SURROGATE = re.compile(r"\\u[dD][89abcdefABCDEF]|[\ud800-\udfff]")
 
 
-def _lone_surrogate(value: Any) -> str | None:
-    """The first string (key or value) holding an unpaired surrogate. The decoder joins valid pairs
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether any string (key or value) holds an unpaired surrogate. The decoder joins valid pairs
     into one code point, so any surrogate left in a decoded string is unpaired."""
     stack = [value]
     while stack:
@@ -76,8 +98,8 @@ def _lone_surrogate(value: Any) -> str | None:
         elif isinstance(node, list):
             stack.extend(node)
         elif isinstance(node, str) and any("\ud800" <= char <= "\udfff" for char in node):
-            return node
-    return None
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -107,8 +129,22 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
+def _fallback(error: Exception) -> Finding:
+    """The json module's own finding, should first_defect ever find no defect (the fuzzer checks it never does)."""
+    if isinstance(error, _Reject):
+        return finding(error.rule, str(error))
+    if isinstance(error, json.JSONDecodeError):
+        return finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}")
+    return finding("json-too-deep", f"the value nests deeper than {MAX_DEPTH} levels")
+
+
+def _too_deep(text: str, document: Any) -> bool:
+    # No deeper than the number of opening brackets: counting them (C speed) spares most walks.
+    return text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(document) > MAX_DEPTH
+
+
 def parse_json(data: bytes | str) -> Parsed:
-    """Parse one JSON text strictly: UTF-8, no BOM, finite numbers, unique member names."""
+    """Parse one JSON text strictly: UTF-8, no BOM, finite numbers, unique member names, depth <= 100."""
     if isinstance(data, bytes):
         if data.startswith(UTF8_BOM):
             return Parsed(
@@ -124,21 +160,194 @@ def parse_json(data: bytes | str) -> Parsed:
             return Parsed(None, finding("json-syntax", "the text starts with a byte order mark (RFC 8259 forbids it)"))
     try:
         document = _DECODER.decode(text)
-    except _Reject as error:
-        return Parsed(None, finding(error.rule, str(error)))
-    except json.JSONDecodeError as error:
-        return Parsed(None, finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}"))
-    except RecursionError:
-        return Parsed(None, finding("json-too-deep", f"the value nests deeper than {MAX_DEPTH} levels"))
-    if _SURROGATE_ESCAPE.search(text) and (bad := _lone_surrogate(document)) is not None:
-        where = bad.encode("utf-8", "backslashreplace").decode("ascii")[:60]
-        return Parsed(
-            None, finding("json-syntax", f"unpaired surrogate escape in {where!r} (I-JSON: strings are Unicode)")
-        )
-    depth = nesting_depth(document)
-    if depth > MAX_DEPTH:
-        return Parsed(None, finding("json-too-deep", f"the value nests {depth} levels deep; the limit is {MAX_DEPTH}"))
+    except (_Reject, json.JSONDecodeError, RecursionError) as error:
+        return Parsed(None, first_defect(text) or _fallback(error))
+    if (_SURROGATE.search(text) and _has_lone_surrogate(document)) or _too_deep(text, document):
+        return Parsed(None, first_defect(text) or finding("json-syntax", "the text breaks a JSON rule"))
     return Parsed(document, None)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# first_defect: the first defect of a text in text order (SPEC.md section 2.1).
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_STRING_RUN = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff]*')
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
+_NON_FINITE_TOKENS = ("NaN", "Infinity", "-Infinity")
+
+# What the scanner expects next.
+_VALUE, _VALUE_OR_END_ARRAY, _NAME, _NAME_OR_END_OBJECT, _COLON, _AFTER_VALUE = range(6)
+
+
+class _Defect(Exception):
+    def __init__(self, rule: str, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.offset = offset
+
+
+def _where(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line} column {column}"
+
+
+def _syntax(offset: int, message: str) -> _Defect:
+    return _Defect("json-syntax", offset, message)
+
+
+def _scan_string(text: str, start: int) -> int:
+    """The offset just past the string whose opening quote is at ``start``."""
+    pos = start + 1
+    size = len(text)
+    while True:
+        pos = _STRING_RUN.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= size:
+            raise _syntax(start, "unterminated string")
+        char = text[pos]
+        if char == '"':
+            return pos + 1
+        if char != "\\":
+            if "\ud800" <= char <= "\udfff":
+                raise _syntax(pos, "unpaired surrogate in a string (I-JSON: strings are Unicode)")
+            raise _syntax(pos, f"control character U+{ord(char):04X} in a string")
+        escape = text[pos + 1 : pos + 2]
+        if escape in _SIMPLE_ESCAPES and escape:
+            pos += 2
+            continue
+        if escape != "u" or not _HEX4.fullmatch(text, pos + 2, pos + 6):
+            raise _syntax(pos, "invalid escape")
+        code = int(text[pos + 2 : pos + 6], 16)
+        if 0xDC00 <= code <= 0xDFFF:
+            raise _syntax(pos, f"unpaired surrogate escape \\u{code:04X} (I-JSON: strings are Unicode)")
+        if 0xD800 <= code <= 0xDBFF:
+            low = text[pos + 6 : pos + 12]
+            if not (low[:2] == "\\u" and _HEX4.fullmatch(low, 2) and 0xDC00 <= int(low[2:], 16) <= 0xDFFF):
+                raise _syntax(pos, f"unpaired surrogate escape \\u{code:04X} (I-JSON: strings are Unicode)")
+            pos += 12
+            continue
+        pos += 6
+
+
+def _check_number(token: str, offset: int) -> None:
+    try:
+        if _NUMBER.fullmatch(token).group(1, 2) == (None, None):  # type: ignore[union-attr]
+            _finite_int(token)
+        else:
+            _finite_float(token)
+    except _Reject as error:
+        raise _Defect(error.rule, offset, str(error)) from None
+
+
+def _clean_value_end(text: str, start: int, depth: int) -> int | None:
+    """The end of the array or object at ``start`` (nested ``depth`` levels deep) if it holds no defect,
+    else None. Python's json module reads it at C speed, so the scan only steps through the values that
+    hold the defect, not through every token of the text."""
+    try:
+        value, end = _DECODER.scan_once(text, start)  # type: ignore[attr-defined]
+    except (_Reject, json.JSONDecodeError, StopIteration, RecursionError):
+        return None
+    if _SURROGATE.search(text, start, end) or (
+        depth + text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH
+        and depth + nesting_depth(value) > MAX_DEPTH
+    ):
+        return None
+    end_offset: int = end
+    return end_offset
+
+
+def _scan(text: str) -> None:
+    """Raise the first defect of ``text``; return if it has none."""
+    size = len(text)
+    stack: list[set[str] | None] = []  # per open container: the names seen (object) or None (array)
+    expect = _VALUE
+    pos = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
+    while True:
+        char = text[pos] if pos < size else ""
+        if expect in (_VALUE, _VALUE_OR_END_ARRAY):
+            if expect == _VALUE_OR_END_ARRAY and char == "]":
+                stack.pop()
+                pos, expect = pos + 1, _AFTER_VALUE
+            elif char in ("{", "["):
+                if len(stack) + 1 > MAX_DEPTH:
+                    raise _Defect("json-too-deep", pos, f"the value nests deeper than {MAX_DEPTH} levels")
+                end = _clean_value_end(text, pos, len(stack)) if stack else None
+                if end is not None:
+                    pos, expect = end, _AFTER_VALUE
+                else:  # the defect is inside: read it token by token
+                    stack.append(set() if char == "{" else None)
+                    pos, expect = pos + 1, (_NAME_OR_END_OBJECT if char == "{" else _VALUE_OR_END_ARRAY)
+            elif char == '"':
+                pos, expect = _scan_string(text, pos), _AFTER_VALUE
+            elif text.startswith(_NON_FINITE_TOKENS, pos):
+                token = next(t for t in _NON_FINITE_TOKENS if text.startswith(t, pos))
+                raise _Defect("json-non-finite", pos, _constant_message(token))
+            elif (number := _NUMBER.match(text, pos)) is not None:
+                # A '.' or an exponent mark that could continue the number but has no digits after it
+                # makes the whole literal malformed (a syntax error), not a number that may overflow.
+                after = text[number.end() : number.end() + 1]
+                if (after in ("e", "E") and number.group(2) is None) or (
+                    after == "." and number.group(1, 2) == (None, None)
+                ):
+                    raise _syntax(number.end(), "malformed number")
+                _check_number(number.group(), pos)
+                pos, expect = number.end(), _AFTER_VALUE
+            elif text.startswith(("true", "null"), pos):
+                pos, expect = pos + 4, _AFTER_VALUE
+            elif text.startswith("false", pos):
+                pos, expect = pos + 5, _AFTER_VALUE
+            else:
+                raise _syntax(pos, "expecting a value" if char else "unexpected end of text, expecting a value")
+        elif expect in (_NAME, _NAME_OR_END_OBJECT):
+            if expect == _NAME_OR_END_OBJECT and char == "}":
+                stack.pop()
+                pos, expect = pos + 1, _AFTER_VALUE
+            elif char == '"':
+                end = _scan_string(text, pos)
+                name = json.loads(text[pos:end])
+                names = stack[-1]
+                assert names is not None
+                if name in names:
+                    raise _Defect("json-duplicate-key", pos, f"duplicate member name {name!r}")
+                names.add(name)
+                pos, expect = end, _COLON
+            else:
+                raise _syntax(pos, "expecting a member name in double quotes")
+        elif expect == _COLON:
+            if char != ":":
+                raise _syntax(pos, "expecting ':'")
+            pos, expect = pos + 1, _VALUE
+        else:  # _AFTER_VALUE
+            if not stack:
+                if pos < size:
+                    raise _syntax(pos, "extra data after the JSON value")
+                return
+            is_object = stack[-1] is not None
+            if char == ",":
+                pos, expect = pos + 1, (_NAME if is_object else _VALUE)
+            elif char == ("}" if is_object else "]"):
+                stack.pop()
+                pos += 1
+            else:
+                raise _syntax(pos, "expecting ',' or '}'" if is_object else "expecting ',' or ']'")
+        pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
+
+
+def first_defect(text: str) -> Finding | None:
+    """The finding of the first defect of ``text`` in text order, or None if it has none. Iterative: the
+    same answer at any call depth and recursion limit. ``parse_json`` calls it only on texts the ``json``
+    module refused or found a defect in (and keeps the module's finding should the two ever disagree on
+    whether there is a defect: the differential fuzzer, tests/fuzz, checks that they never do)."""
+    try:
+        _scan(text)
+    except _Defect as defect:
+        # Only a syntax error says where: the other findings depend on the value alone, so that equal
+        # defects give equal findings (check memoises them).
+        message = f"{_where(text, defect.offset)}: {defect}" if defect.rule == "json-syntax" else str(defect)
+        return finding(defect.rule, message)
+    return None
 
 
 def json_equal(left: Any, right: Any) -> bool:

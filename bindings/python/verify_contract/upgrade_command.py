@@ -126,7 +126,7 @@ def _lines(source: Source) -> Iterator[bytes]:
 def _upgrade_one(raw: bytes, where: str, profile: Profile, report: UpgradeReport) -> bytes:
     body = raw.rstrip(b"\r\n")
     ending = raw[len(body) :]
-    if not body.strip():
+    if not body.strip(b" \t\r\n"):  # JSON whitespace only (SPEC 2.1): \x0b and \x0c are not blank
         report.blank += 1
         return raw
     report.documents += 1

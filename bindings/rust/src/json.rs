@@ -82,7 +82,7 @@ fn classify(text: &str, error: &serde_json::Error) -> JsonError {
         JsonRule::NonFinite
     } else if message.starts_with("recursion limit exceeded") {
         JsonRule::TooDeep
-    } else if non_finite_token_at(text, error.line(), error.column()) {
+    } else if non_finite_token_at_value(text, &message, error.line(), error.column()) {
         JsonRule::NonFinite
     } else {
         JsonRule::Syntax
@@ -90,16 +90,29 @@ fn classify(text: &str, error: &serde_json::Error) -> JsonError {
     JsonError { rule, message }
 }
 
-/// Whether the syntax error sits on a `NaN`, `Infinity` or `-Infinity` token (JavaScript's
-/// spellings, which JSON lacks), so the finding names the real defect.
-fn non_finite_token_at(text: &str, line: usize, column: usize) -> bool {
+/// Whether the syntax error is a `NaN`, `Infinity` or `-Infinity` token (JavaScript's spellings,
+/// which JSON lacks) where the grammar expects a value: that is `json-non-finite` (SPEC.md 2.1);
+/// the same token anywhere else (`{"a":0NaN}`, `-NaN`) is a syntax error like any other.
+/// serde_json says "expected value" where a value cannot start, and "invalid number" after a `-`
+/// that no digit follows; its 1-based column points at the offending byte.
+fn non_finite_token_at_value(text: &str, message: &str, line: usize, column: usize) -> bool {
     let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else {
         return false;
     };
-    // serde_json's column is 1-based and points at, or just past, the first unexpected character.
     let at = column.saturating_sub(1);
-    (at.saturating_sub(1)..=at)
-        .any(|start| line_text.get(start..).is_some_and(|rest| rest.starts_with("NaN") || rest.starts_with("Infinity")))
+    if message.starts_with("expected value") {
+        let rest = line_text.get(at..).unwrap_or("");
+        return rest.starts_with("NaN") || rest.starts_with("Infinity");
+    }
+    if message.starts_with("invalid number") {
+        // The '-' must itself start a value: at the start of the text or after '[', ',' or ':'.
+        let line_start: usize = text.split('\n').take(line.saturating_sub(1)).map(|l| l.len() + 1).sum();
+        let minus = line_start + at.saturating_sub(1);
+        let before = text.get(..minus).unwrap_or("").trim_end_matches([' ', '\t', '\r', '\n']);
+        let at_value = before.is_empty() || before.ends_with(['[', ',', ':']);
+        return at > 0 && at_value && line_text.get(at - 1..).is_some_and(|rest| rest.starts_with("-Infinity"));
+    }
+    false
 }
 
 /// Builds a [`Value`] at a given nesting depth (a container here is at `depth`).
@@ -146,6 +159,7 @@ impl<'de> Visitor<'de> for Node {
         Ok(Value::Number(value.into()))
     }
 
+    // With `arbitrary_precision` numbers arrive through `visit_map`; these stay for other inputs.
     fn visit_f64<E: de::Error>(self, value: f64) -> Result<Value, E> {
         Number::from_f64(value)
             .map(Value::Number)
@@ -174,9 +188,21 @@ impl<'de> Visitor<'de> for Node {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        // Read the first name before counting this object's depth: with serde_json's
+        // `arbitrary_precision`, a number arrives as a one-member map under a private name, and a
+        // number is not a level of nesting. An error inside that first name is still preceded, in
+        // text order, by the opening brace: past the depth limit, the brace is the finding.
+        let first = match map.next_key::<String>() {
+            Ok(first) => first,
+            Err(error) => return Err(self.enter().err().unwrap_or(error)),
+        };
+        if first.as_deref() == Some(NUMBER_TOKEN) {
+            return exact_number(map.next_value::<String>()?);
+        }
         let child = self.enter()?;
         let mut members = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
+        let mut next = first;
+        while let Some(key) = next {
             if members.contains_key(&key) {
                 return Err(de::Error::custom(format_args!(
                     "{}: duplicate member name {key:?}",
@@ -185,9 +211,24 @@ impl<'de> Visitor<'de> for Node {
             }
             let value = map.next_value_seed(Node { depth: child.depth })?;
             members.insert(key, value);
+            next = map.next_key::<String>()?;
         }
         Ok(Value::Object(members))
     }
+}
+
+/// The name under which serde_json's `arbitrary_precision` hands a number literal to a visitor (the
+/// same convention its own `Value` relies on, so an object with exactly this one member name is
+/// read as a number by serde_json itself too).
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// A number kept as its literal (so integers of any size survive a round trip), if it is finite.
+fn exact_number<E: de::Error>(literal: String) -> Result<Value, E> {
+    let finite = literal.parse::<f64>().is_ok_and(f64::is_finite);
+    if !finite {
+        return Err(E::custom(format_args!("{}: {literal:.40} overflows to infinity", JsonRule::NonFinite.id())));
+    }
+    literal.parse::<Number>().map(Value::Number).map_err(E::custom)
 }
 
 #[cfg(test)]
@@ -212,6 +253,16 @@ mod tests {
     }
 
     #[test]
+    fn integers_keep_their_exact_value() {
+        let text = r#"{"a":9007199254740993,"b":[18446744073709551616,-123456789012345678901234567890],"c":0.1}"#;
+        let value = parse_json(text.as_bytes()).unwrap();
+        assert_eq!(serde_json::to_string(&value).unwrap(), text);
+        assert_eq!(rule(&format!("[{}]", "9".repeat(309))), Some(JsonRule::NonFinite));
+        let deepest = format!("{{\"a\": {}1{}}}", "[".repeat(99), "]".repeat(99));
+        assert_eq!(rule(&deepest), None, "a number is not a level of nesting");
+    }
+
+    #[test]
     fn duplicate_keys_at_any_depth() {
         assert_eq!(rule(r#"{"a": 1, "a": 1}"#), Some(JsonRule::DuplicateKey));
         assert_eq!(rule(r#"{"a": [{"b": {"c": 1, "c": 2}}]}"#), Some(JsonRule::DuplicateKey));
@@ -226,6 +277,32 @@ mod tests {
         assert_eq!(rule(r#"{"reward": 1e400}"#), Some(JsonRule::NonFinite));
         assert_eq!(rule(r#"{"reward": -1e400}"#), Some(JsonRule::NonFinite));
         assert_eq!(rule(r#"{"reward": 1e-400}"#), None);
+    }
+
+    #[test]
+    fn first_defect_in_text_order() {
+        let cases = [
+            ("-NaN", JsonRule::Syntax),
+            (r#"{"":0NaN"#, JsonRule::Syntax),
+            (r#"{"a" NaN}"#, JsonRule::Syntax),
+            ("{} NaN", JsonRule::Syntax),
+            ("[1,NaN]", JsonRule::NonFinite),
+            ("[NaN", JsonRule::NonFinite),
+            ("[\n  -Infinity", JsonRule::NonFinite),
+            ("[\n  Infinity]", JsonRule::NonFinite),
+            (r#"{"reward":"","reward":1e400"#, JsonRule::DuplicateKey),
+            (r#"{"a":1,"a":NaN}"#, JsonRule::DuplicateKey),
+            (r#"{"a":NaN,"a":1}"#, JsonRule::NonFinite),
+            (r#"{"a":"\ud800","a":1}"#, JsonRule::Syntax),
+            (r#"{"a":1,"a"}"#, JsonRule::DuplicateKey),
+            (r#"[1e400,"\udc00"]"#, JsonRule::NonFinite),
+            (r#"["é", NaN]"#, JsonRule::NonFinite),
+            (r#"{"reward": 1.5e-Infinity}"#, JsonRule::Syntax),
+            ("[1,\n-Infinity]", JsonRule::NonFinite),
+        ];
+        for (text, want) in cases {
+            assert_eq!(rule(text), Some(want), "{text:?}");
+        }
     }
 
     #[test]

@@ -100,7 +100,14 @@ pub fn decode<T: Contract>(text: &[u8]) -> Result<T, DecodeError> {
 /// Validates an already parsed document against `T`'s version and profile, and decodes it.
 pub fn decode_value<T: Contract>(document: Value) -> Result<T, DecodeError> {
     validate(&document, T::VERSION, T::PROFILE).map_err(DecodeError::Schema)?;
-    serde_json::from_value(document).map_err(DecodeError::Type)
+    typed(&document).map_err(DecodeError::Type)
+}
+
+/// `T` from a parsed document, through its text: serde's buffering of `#[serde(flatten)]` members
+/// cannot take an integer between 2^64 and 2^128 from a `Value` ("invalid type: integer as u128"),
+/// while from text every number reaches it as its literal (`arbitrary_precision`), so nothing is lost.
+fn typed<T: DeserializeOwned>(document: &Value) -> Result<T, serde_json::Error> {
+    serde_json::from_str(&document.to_string())
 }
 
 /// The document as a JSON value: declared fields in schema order, then unknown members in their
@@ -111,8 +118,8 @@ pub fn encode<T: Contract>(document: &T) -> Value {
 
 /// Decodes `value` into `T` (type check only, no schema) and encodes it back.
 pub fn round_trip<T: Contract>(value: Value) -> Result<Value, serde_json::Error> {
-    let typed: T = serde_json::from_value(value)?;
-    serde_json::to_value(&typed)
+    let document: T = typed(&value)?;
+    serde_json::to_value(&document)
 }
 
 /// The verdict of the binding on one document: strict parse, schema, and typed decode all agree.
@@ -120,6 +127,8 @@ pub fn round_trip<T: Contract>(value: Value) -> Result<Value, serde_json::Error>
 pub struct Verdict {
     /// The first reason the document was refused; `None` when valid.
     pub error: Option<String>,
+    /// The SPEC rule ids of every error, sorted (empty when valid).
+    pub rules: Vec<String>,
     /// [`effective_mask`] for a valid document whose mask fields are booleans.
     pub effective_mask: Option<bool>,
     /// The document decoded into its type and encoded back (valid documents only).
@@ -134,18 +143,25 @@ impl Verdict {
 
 /// Checks JSON text against `version` and `profile` the way the conformance vectors do.
 pub fn check(text: &[u8], version: &str, profile: Profile) -> Verdict {
-    let refused = |error: String| Verdict { error: Some(error), effective_mask: None, encoded: None };
+    let refused = |error: String, mut rules: Vec<String>| {
+        rules.sort();
+        Verdict { error: Some(error), rules, effective_mask: None, encoded: None }
+    };
     let document = match parse_json(text) {
         Ok(document) => document,
-        Err(error) => return refused(error.to_string()),
+        Err(error) => return refused(error.to_string(), vec![error.rule.id().to_owned()]),
     };
     if let Err(error) = validate(&document, version, profile) {
-        return refused(format!("schema: {error}"));
+        let rules = match &error {
+            SchemaError::Invalid(violations) => violations.iter().map(|v| v.rule.clone()).collect(),
+            SchemaError::UnknownVersion(_) => Vec::new(),
+        };
+        return refused(format!("schema: {error}"), rules);
     }
     let encoded = match generated::round_trip(version, profile, document.clone()) {
         Some(Ok(encoded)) => encoded,
-        Some(Err(error)) => return refused(format!("type: {error}")),
-        None => return refused(format!("unknown contract version {version:?}")),
+        Some(Err(error)) => return refused(format!("type: {error}"), vec![validation::FALLBACK_RULE.to_owned()]),
+        None => return refused(format!("unknown contract version {version:?}"), Vec::new()),
     };
-    Verdict { error: None, effective_mask: effective_mask(&document).ok(), encoded: Some(encoded) }
+    Verdict { error: None, rules: Vec::new(), effective_mask: effective_mask(&document).ok(), encoded: Some(encoded) }
 }

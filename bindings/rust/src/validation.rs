@@ -10,18 +10,91 @@ use serde_json::Value;
 use crate::generated::{profile_definition, schema_json, CONTRACT_VERSIONS};
 use crate::Profile;
 
-/// One schema violation: where in the document, and what.
+/// One violated schema rule: its SPEC rule id, where in the document, and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    /// JSON Pointer to the offending value (`""` for the document itself).
+    /// The SPEC rule id (section 8), e.g. `reward-type`.
+    pub rule: String,
+    /// JSON Pointer to the offending value (`""` for the document itself); for a missing member,
+    /// the pointer the member would have.
     pub instance_path: String,
     pub message: String,
+}
+
+/// One row of the generated table mapping a violation at a location to a rule id
+/// (`generated/schema_rules.json`, from generators/schema_rules.py; format documented there).
+#[derive(Debug, Clone, serde::Deserialize)]
+struct SchemaRule {
+    pointer: String,
+    keyword: String,
+    rule: String,
+    #[serde(default)]
+    types: Vec<String>,
+}
+
+/// The rule of a violation at a location the table does not name.
+pub const FALLBACK_RULE: &str = "schema-violation";
+
+fn schema_rules(version: &str) -> &'static [SchemaRule] {
+    static TABLES: OnceLock<BTreeMap<String, Vec<SchemaRule>>> = OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        serde_json::from_str(include_str!("generated/schema_rules.json")).expect("the generated rule table is JSON")
+    });
+    tables.get(version).map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn json_type(value: Option<&Value>) -> &'static str {
+    match value {
+        None | Some(Value::Null) => "null",
+        Some(Value::Bool(_)) => "boolean",
+        Some(Value::Number(_)) => "number",
+        Some(Value::String(_)) => "string",
+        Some(Value::Array(_)) => "array",
+        Some(Value::Object(_)) => "object",
+    }
+}
+
+fn escape(part: &str) -> String {
+    part.replace('~', "~0").replace('/', "~1")
+}
+
+/// The generic mapping: one violation per violated location, its rule from the table.
+fn rule_violations<'a>(
+    document: &Value,
+    errors: impl Iterator<Item = jsonschema::ValidationError<'a>>,
+    table: &[SchemaRule],
+) -> Vec<Violation> {
+    let row = |pointer: &str, keyword: &str| table.iter().find(|r| r.pointer == pointer && r.keyword == keyword);
+    let mut found: Vec<Violation> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for error in errors {
+        let at = error.instance_path().to_string();
+        if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind() {
+            let name = property.as_str().map(str::to_owned).unwrap_or_else(|| property.to_string());
+            let pointer = format!("{at}/{}", escape(&name));
+            if seen.insert(format!("required {pointer}")) {
+                let rule = row(&pointer, "required").map_or(FALLBACK_RULE, |r| r.rule.as_str());
+                found.push(Violation { rule: rule.to_owned(), instance_path: pointer, message: error.to_string() });
+            }
+            continue;
+        }
+        if !seen.insert(at.clone()) {
+            continue;
+        }
+        let actual = json_type(document.pointer(&at));
+        let rule = match row(&at, "type") {
+            Some(r) if !r.types.iter().any(|t| t == actual) => r.rule.as_str(),
+            _ => row(&at, "value").map_or(FALLBACK_RULE, |r| r.rule.as_str()),
+        };
+        found.push(Violation { rule: rule.to_owned(), instance_path: at, message: error.to_string() });
+    }
+    found
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = if self.instance_path.is_empty() { "/" } else { &self.instance_path };
-        write!(f, "{path}: {}", self.message)
+        write!(f, "{}: {path}: {}", self.rule, self.message)
     }
 }
 
@@ -74,10 +147,7 @@ fn validators() -> &'static BTreeMap<(&'static str, Profile), Validator> {
 pub fn validate(document: &Value, version: &str, profile: Profile) -> Result<(), SchemaError> {
     let validator =
         validators().get(&(version, profile)).ok_or_else(|| SchemaError::UnknownVersion(version.to_owned()))?;
-    let violations: Vec<Violation> = validator
-        .iter_errors(document)
-        .map(|error| Violation { instance_path: error.instance_path().to_string(), message: error.to_string() })
-        .collect();
+    let violations = rule_violations(document, validator.iter_errors(document), schema_rules(version));
     if violations.is_empty() {
         Ok(())
     } else {

@@ -162,3 +162,10 @@ fn generated_constants_match_the_embedded_schema() {
         assert!(schema["$id"].as_str().unwrap().contains(version), "{version}");
     }
 }
+
+#[test]
+fn integers_of_any_size_survive_a_typed_round_trip() {
+    let text = r#"{"reward":9007199254740993,"token_ids":[18446744073709551616,123456789012345678901234567890]}"#;
+    let document: VerifyResponse = decode(text.as_bytes()).unwrap();
+    assert_eq!(serde_json::to_string(&encode(&document)).unwrap(), text);
+}

@@ -2,11 +2,12 @@
 //
 // The decoded value is the parsed JSON itself (plain objects, insertion-ordered keys), so unknown keys,
 // the legacy instance_config.mask_sample and integer rewards survive decode -> encode unchanged.
-// Limits of JavaScript's data model: numbers are IEEE doubles (integers are exact up to 2^53, as I-JSON
-// expects), and integer-like member names ("1") enumerate before the others.
+// Numbers are IEEE doubles; an integer beyond 2^53 decodes to the nearest double but encodes back to its
+// exact literal while unchanged (json.ts, stringifyJson). Integer-like member names ("1") enumerate
+// before the others (a limit of JavaScript objects).
 
 import { type ContractTypes, type ContractVersion, LATEST_VERSION, type LatestVersion } from "./generated/index.js";
-import { type JsonProblem, parseJson } from "./json.js";
+import { type JsonProblem, parseJson, stringifyJson } from "./json.js";
 import { type Profile, validate, type ValidationIssue } from "./validate.js";
 
 export interface ContractOptions<V extends ContractVersion, P extends Profile> {
@@ -58,5 +59,5 @@ export function encode<V extends ContractVersion = LatestVersion, P extends Prof
 ): string {
   const issues = validate(value, options.version ?? LATEST_VERSION, options.profile ?? "core");
   if (issues.length > 0) throw new EncodeError(issues);
-  return JSON.stringify(value);
+  return stringifyJson(value);
 }

@@ -1,5 +1,5 @@
 // Conformance runner: `node dist/conformance.js <vectors dir>` prints one JSON line per vector,
-// {"id", "valid", "effective_mask", "encoded"}, in vector order (protocol: tests/test_cross_language.py).
+// {"id", "valid", "rules", "effective_mask", "encoded"} (rules: the error rule ids, sorted), in vector order (protocol: tests/test_cross_language.py).
 
 import { decode, encode } from "./codec.js";
 import { effectiveMask, MaskTypeError } from "./mask.js";
@@ -17,11 +17,14 @@ function maskOrNull(document: Readonly<Record<string, unknown>>): boolean | null
 function line(vector: Vector): string {
   const options = { version: vector.contractVersion, profile: vector.profile };
   const decoded = decode(vector.text, options);
-  if (!decoded.ok) return JSON.stringify({ id: vector.id, valid: false, effective_mask: null, encoded: null });
+  if (!decoded.ok) {
+    const rules = decoded.errors.map((error) => error.rule).sort();
+    return JSON.stringify({ id: vector.id, valid: false, rules, effective_mask: null, encoded: null });
+  }
   const mask = maskOrNull(decoded.value);
   // The encoder's own text goes into the line unchanged, so what is checked is what a producer would send.
   const encoded = vector.roundTrip ? encode(decoded.value, options) : "null";
-  return `{"id":${JSON.stringify(vector.id)},"valid":true,"effective_mask":${JSON.stringify(mask)},"encoded":${encoded}}`;
+  return `{"id":${JSON.stringify(vector.id)},"valid":true,"rules":[],"effective_mask":${JSON.stringify(mask)},"encoded":${encoded}}`;
 }
 
 function main(argv: readonly string[]): number {

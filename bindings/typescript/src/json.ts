@@ -49,8 +49,41 @@ export function defineMember(target: Record<string, unknown>, key: string, value
   }
 }
 
+/**
+ * The exact literal of every integer a parsed document holds beyond 2^53 (where a JavaScript number
+ * is only the nearest double): container -> member name or array index -> literal. `stringifyJson`
+ * writes the literal back while the value is still that double, so decode -> encode keeps the value
+ * (SPEC.md 3.1), and typed code still sees plain numbers.
+ */
+const EXACT_INTEGERS = new WeakMap<object, Map<string, string>>();
+
+function rememberExact(container: object, key: string, lexeme: string): void {
+  let members = EXACT_INTEGERS.get(container);
+  if (members === undefined) EXACT_INTEGERS.set(container, (members = new Map()));
+  members.set(key, lexeme);
+}
+
+function numberText(container: object, key: string, value: number): string {
+  const lexeme = EXACT_INTEGERS.get(container)?.get(key);
+  return lexeme !== undefined && Number(lexeme) === value ? lexeme : JSON.stringify(value);
+}
+
+/** JSON.stringify for JSON values, except that integers parsed beyond 2^53 keep their exact literal. */
+export function stringifyJson(value: unknown): string {
+  const write = (node: unknown, container: object | null, key: string): string => {
+    if (typeof node === "number" && container !== null) return numberText(container, key, node);
+    if (node === null || typeof node !== "object") return JSON.stringify(node);
+    if (Array.isArray(node)) return `[${node.map((item, index) => write(item, node, String(index))).join(",")}]`;
+    const members = Object.entries(node as Record<string, unknown>).filter(([, item]) => item !== undefined);
+    return `{${members.map(([name, item]) => `${JSON.stringify(name)}:${write(item, node, name)}`).join(",")}}`;
+  };
+  return write(value, null, "");
+}
+
 class Parser {
   private pos = 0;
+  /** The literal of the number just parsed, when it is an integer a double cannot hold exactly. */
+  private inexactInteger: string | undefined;
 
   constructor(private readonly text: string) {}
 
@@ -77,6 +110,7 @@ class Parser {
 
   private parseValue(depth: number): JsonValue {
     const text = this.text;
+    this.inexactInteger = undefined;
     if (this.pos >= text.length) this.fail("json-syntax", "unexpected end of text, expecting a value");
     const c = text[this.pos];
     switch (c) {
@@ -112,9 +146,18 @@ class Parser {
     const match = NUMBER.exec(this.text);
     if (match === null) this.fail("json-syntax", "expecting a value");
     const lexeme = match[0];
+    // A '.' or an exponent mark that could continue the number but has no digits after it makes the
+    // whole literal malformed (json-syntax), not a number that may overflow (SPEC.md 2.1).
+    const after = this.text[this.pos + lexeme.length];
+    const hasFraction = lexeme.includes(".");
+    const hasExponent = /[eE]/.test(lexeme);
+    if (((after === "e" || after === "E") && !hasExponent) || (after === "." && !hasFraction && !hasExponent)) {
+      this.fail("json-syntax", "malformed number", this.pos + lexeme.length);
+    }
     const value = Number(lexeme);
     if (!Number.isFinite(value)) this.fail("json-non-finite", `${lexeme} overflows to infinity`);
     this.pos += lexeme.length;
+    if (!Number.isSafeInteger(value) && /^-?[0-9]+$/.test(lexeme)) this.inexactInteger = lexeme;
     return value;
   }
 
@@ -173,7 +216,9 @@ class Parser {
     }
     for (;;) {
       this.skipWhitespace();
-      items.push(this.parseValue(depth));
+      const item = this.parseValue(depth);
+      if (this.inexactInteger !== undefined) rememberExact(items, String(items.length), this.inexactInteger);
+      items.push(item);
       this.skipWhitespace();
       const c = this.text[this.pos];
       this.pos++;
@@ -199,7 +244,9 @@ class Parser {
       if (this.text[this.pos] !== ":") this.fail("json-syntax", "expecting ':'");
       this.pos++;
       this.skipWhitespace();
-      defineMember(members, key, this.parseValue(depth));
+      const value = this.parseValue(depth);
+      if (this.inexactInteger !== undefined) rememberExact(members, key, this.inexactInteger);
+      defineMember(members, key, value);
       this.skipWhitespace();
       const c = this.text[this.pos];
       this.pos++;

@@ -1,17 +1,19 @@
 // Schema validation with ajv's Draft 2020-12 build, one compiled validator per version and profile.
 // Schemas come only from the generated bundle: no loadSchema, so nothing is ever fetched.
 
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 
 import { BUNDLED_SCHEMAS, CONTRACT_VERSIONS, type ContractVersion } from "./generated/index.js";
+import { SCHEMA_RULES } from "./generated/schema_rules.js";
 import { MAX_DEPTH } from "./json.js";
+import { schemaRuleFindings } from "./rules.js";
 
 export type Profile = "core" | "gym";
 export const PROFILES: readonly Profile[] = ["core", "gym"];
 const PROFILE_DEFS: Readonly<Record<Profile, string>> = { core: "VerifyResponse", gym: "GymVerifyResponse" };
 
 export interface ValidationIssue {
-  /** `schema` for a schema violation; `not-json` or `json-non-finite`/`json-too-deep` for a value JSON cannot carry. */
+  /** The SPEC rule id (section 8); `not-json` for an in-memory value JSON cannot carry. */
   readonly rule: string;
   /** JSON Pointer to the offending value ("" is the document). */
   readonly path: string;
@@ -80,16 +82,16 @@ export function jsonValueIssues(value: unknown): ValidationIssue[] {
   return issues;
 }
 
-function schemaIssue(error: ErrorObject): ValidationIssue {
-  let path = error.instancePath;
-  if (error.keyword === "required") path += "/" + String((error.params as { missingProperty: string }).missingProperty);
-  return { rule: "schema", path, message: `${error.keyword}: ${error.message ?? "invalid"}` };
-}
-
 /** Validate an already-parsed value against one contract version and profile. Empty = valid. */
 export function validate(value: unknown, version: ContractVersion, profile: Profile): ValidationIssue[] {
   const issues = jsonValueIssues(value);
   if (issues.length > 0) return issues;
   const check = validator(version, profile);
-  return check(value) ? [] : (check.errors ?? []).map(schemaIssue);
+  if (check(value)) return [];
+  const errors = check.errors ?? [];
+  return schemaRuleFindings(value, errors, SCHEMA_RULES[version] ?? []).map(({ rule, path }) => {
+    const related = errors.filter((e) => e.instancePath === path || `${e.instancePath}/` === path.slice(0, e.instancePath.length + 1));
+    const detail = related.map((e) => `${e.keyword}: ${e.message ?? "invalid"}`).join("; ");
+    return { rule, path, message: detail || "invalid" };
+  });
 }

@@ -205,3 +205,43 @@ describe("generated constants and types", () => {
     assert.ok([registered, withExtra, old, boolReward, stringMask, gym].every((value) => value !== undefined));
   });
 });
+
+describe("one finding per text and per violated rule", () => {
+  test("the first defect in text order (SPEC 2.1)", () => {
+    assert.equal(rule('{"reward": "", "reward": 1e400}'), "json-duplicate-key");
+    assert.equal(rule('{"reward": 1e400, "reward": 1}'), "json-non-finite");
+    assert.equal(rule('{"reward": 0NaN}'), "json-syntax", "NaN where no value may start");
+    assert.equal(rule("-NaN"), "json-syntax");
+    assert.equal(rule(`{"reward": 0, "x": ${"[".repeat(980)}1`), "json-too-deep");
+  });
+
+  test("a bad failure_kind is one error with its rule id", () => {
+    const words = decode('{"reward": 0, "failure_kind": "Judge Failed"}');
+    assert.ok(!words.ok);
+    assert.deepEqual(words.errors.map((e) => [e.rule, e.path]), [["failure-kind-format", "/failure_kind"]]);
+    const number = decode('{"reward": 0, "failure_kind": 5}');
+    assert.ok(!number.ok);
+    assert.deepEqual(number.errors.map((e) => e.rule), ["failure-kind-type"]);
+    const gym = decode('{"response": []}', { profile: "gym" });
+    assert.ok(!gym.ok);
+    assert.deepEqual(gym.errors.map((e) => e.rule).sort(), ["gym-field-required", "gym-field-type", "reward-required"]);
+  });
+});
+
+describe("integers beyond 2^53 survive decode -> encode", () => {
+  test("in reward and in unknown members", () => {
+    const text = '{"reward":9007199254740993,"ids":[18446744073709551616,123456789012345678901234567890]}';
+    const decoded = decode(text);
+    assert.ok(decoded.ok);
+    assert.equal(encode(decoded.value), text);
+  });
+
+  test("a changed value is written as the new number", () => {
+    const decoded = decode('{"reward":9007199254740993}');
+    assert.ok(decoded.ok);
+    assert.equal(encode({ ...decoded.value, reward: 2 }), '{"reward":2}');
+    const value = decoded.value as { reward: number };
+    value.reward = 0.5;
+    assert.equal(encode(decoded.value), '{"reward":0.5}');
+  });
+});

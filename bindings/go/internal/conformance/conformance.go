@@ -96,6 +96,7 @@ func Load(dir string) ([]Vector, error) {
 type Outcome struct {
 	ID            string          `json:"id"`
 	Valid         bool            `json:"valid"`
+	Rules         []string        `json:"rules"` // error rule ids, sorted (empty when valid)
 	EffectiveMask *bool           `json:"effective_mask"`
 	Encoded       json.RawMessage `json:"encoded"`
 
@@ -108,7 +109,16 @@ type Outcome struct {
 
 // Evaluate runs one vector: strict parse, schema validation and typed decode must all accept it.
 func Evaluate(v Vector) Outcome {
-	out := Outcome{ID: v.ID}
+	out := Outcome{ID: v.ID, Rules: []string{}}
+	findings, err := verifycontract.Findings(v.Text, v.Version, v.Profile)
+	if err != nil {
+		out.SchemaErr = err
+		return out
+	}
+	for _, finding := range findings {
+		out.Rules = append(out.Rules, finding.Rule)
+	}
+	sort.Strings(out.Rules)
 	doc, err := verifycontract.Parse(v.Text)
 	if err != nil {
 		out.ParseErr = err

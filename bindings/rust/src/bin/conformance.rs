@@ -1,5 +1,5 @@
 //! Conformance runner: `conformance VECTORS_DIR` prints one JSON line per vector,
-//! `{"id", "valid", "effective_mask", "encoded"}`, for the cross-language test. Exits 0 when it ran,
+//! `{"id", "valid", "rules", "effective_mask", "encoded"}`, for the cross-language test. Exits 0 when it ran,
 //! whatever the verdicts; non-zero only when it could not run.
 
 use std::error::Error;
@@ -18,6 +18,7 @@ fn run(directory: &Path) -> Result<(), Box<dyn Error>> {
         let line = json!({
             "id": vector.id,
             "valid": verdict.valid(),
+            "rules": verdict.rules,
             "effective_mask": verdict.effective_mask,
             "encoded": encoded.unwrap_or(Value::Null),
         });

@@ -11,7 +11,7 @@ Verify-response contract 1.0.0 (NeMo Gym <= 0.5.1): reward only. Validate a docu
 """
 
 
-Reward: TypeAlias = float
+Reward: TypeAlias = int | float
 """
 The score of the rollout. A finite JSON number; integers are numbers. Booleans, strings and null are not.
 """

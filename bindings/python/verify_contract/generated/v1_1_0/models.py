@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 from typing import Annotated, Any
-from pydantic import ConfigDict, Field, MISSING, StrictFloat, StrictStr
+from pydantic import ConfigDict, Field, MISSING, StrictFloat, StrictInt, StrictStr
 from verify_contract.model_base import ContractModel
 from typing_extensions import TypeAliasType
 
@@ -24,7 +24,7 @@ class VerifyResponse(ContractModel):
         extra="allow",
     )
     reward: Annotated[
-        StrictFloat,
+        StrictInt | StrictFloat,
         Field(
             description="The score of the rollout. A finite JSON number; integers are numbers. Booleans, strings and null are not.",
             title="Reward",

@@ -15,7 +15,7 @@ Verify-response contract 1.2.0 (NeMo Gym 0.7.0): reward, mask_sample, failure_ki
 """
 
 
-Reward: TypeAlias = float
+Reward: TypeAlias = int | float
 """
 The score of the rollout. A finite JSON number; integers are numbers. Booleans, strings and null are not.
 """

@@ -1,0 +1,38 @@
+"""The differential fuzzer's CI-sized run (tests/fuzz/differential.py; a longer run: ``make fuzz``).
+
+20,000 seeded documents through every implementation; any disagreement fails with the documents.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from fuzz.differential import RUNNERS, compare_runners, fuzz
+from test_cross_language import REQUIRE_ALL
+
+CI_DOCUMENTS = 20_000
+
+
+def _built_languages() -> list[str]:
+    built = [name for name, command in RUNNERS.items() if os.path.exists(command[-1])]
+    if REQUIRE_ALL and len(built) != len(RUNNERS):
+        pytest.fail(f"conformance runners not built: {sorted(set(RUNNERS) - set(built))}")
+    return built
+
+
+def test_every_implementation_agrees_on_20000_documents() -> None:
+    run = fuzz(seed=20261201, count=CI_DOCUMENTS, languages=_built_languages())
+    assert sum(v.valid for v in run.expected) > 1000  # the corpus reaches the schema, not only the parser
+    assert len({rule for v in run.expected for rule in v.rules}) >= 12  # and most rules
+    assert run.problems == [], "\n".join(run.problems[:30])
+
+
+def test_the_fuzzer_sees_a_disagreement() -> None:
+    # A reference that got one rule wrong must be caught: swap json-duplicate-key for json-non-finite.
+    run = fuzz(seed=7, count=2000, languages=_built_languages()[:1])
+    assert run.problems == []
+    for verdict in run.expected:
+        verdict.rules = ["json-non-finite" if r == "json-duplicate-key" else r for r in verdict.rules]
+    compare_runners(run, _built_languages()[:1])
+    assert any("json-duplicate-key" in problem for problem in run.problems)
