@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, Issue, short
+from verify_contract.contract import contract_model
 from verify_contract.jsonio import parse_json
 from verify_contract.mask import effective_mask
 from verify_contract.schemas import declared_fields, registered_failure_kinds
-from verify_contract.validation import NAMESPACE_SEPARATOR, validate
+from verify_contract.validation import validate
 from verify_contract.vectors import Vector, load_vectors
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version, version_key
 
@@ -159,7 +160,9 @@ def _refusal_obligation(case: ConsumerCase, version: str, wants_mask: bool) -> s
     it carries (an unknown kind, then unknown keys, then an earlier version's missing fields)."""
     document = case.document
     kind = document.get("failure_kind") if isinstance(document, dict) else None
-    if isinstance(kind, str) and (NAMESPACE_SEPARATOR in kind or kind not in registered_failure_kinds(version)):
+    kinds = contract_model(version).failure_kinds
+    separator = kinds["namespace_separator"] if kinds else ":"
+    if isinstance(kind, str) and (separator in kind or kind not in registered_failure_kinds(version)):
         return "consumer-unregistered-kinds"
     known = declared_fields(version) | GYM_ECHO.keys()
     if isinstance(document, dict) and set(document) - known:
