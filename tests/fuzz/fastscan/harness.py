@@ -206,6 +206,37 @@ def fuzz(binary: Path, workdir: Path, *, runs: int | None = None, seconds: int |
     return run
 
 
+def source_coverage(workdir: Path) -> str | None:
+    """Line, region and branch coverage of ``_fastscan.c`` by the corpus and seeds (clang source-based
+    coverage: a build without sanitizers replays them once); None without llvm-profdata and llvm-cov."""
+    tools = [shutil.which("llvm-profdata"), shutil.which("llvm-cov")]
+    if None in tools:
+        return None
+    binary = workdir / "fuzz_fastscan_coverage"
+    flags = ["-g", "-O1", "-fsanitize=fuzzer", "-fprofile-instr-generate", "-fcoverage-mapping", "-std=c99"]
+    source = [f"-I{SCANNER}", f"-I{workdir}", str(HERE / "fuzz_fastscan.c"), "-o", str(binary)]
+    subprocess.run([CLANG, *flags, *source], check=True, capture_output=True)
+    raw, merged = workdir / "coverage.profraw", workdir / "coverage.profdata"
+    inputs = [str(workdir / d) for d in ("corpus", "seeds") if (workdir / d).is_dir()]
+    subprocess.run(
+        [str(binary), "-runs=0", *inputs],
+        env={**os.environ, "LLVM_PROFILE_FILE": str(raw)},
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([str(tools[0]), "merge", "-sparse", str(raw), "-o", str(merged)], check=True)
+    report = subprocess.run(
+        [str(tools[1]), "report", str(binary), f"-instr-profile={merged}", str(SCANNER / "_fastscan.c")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    total = next(line.split()[1:] for line in report.splitlines() if line.startswith("TOTAL"))
+    # columns: regions, missed, cover, functions, missed, executed, lines, missed, cover, branches, missed, cover
+    lines, regions, branches = f"{total[8]} of {total[6]}", f"{total[2]} of {total[0]}", f"{total[11]} of {total[9]}"
+    return f"_fastscan.c: lines {lines}, regions {regions}, branches {branches}"
+
+
 def _lines(data: bytes) -> Iterable[tuple[int, int, int]]:
     """(index, start, stop) of each line as the pre-check splits a chunk (the last may lack its newline)."""
     start = 0
@@ -325,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
         if run.found:
             print(f"FINDING (exit {run.returncode}): inputs in {args.workdir / 'artifacts'}")
             return 1
+        covered = source_coverage(args.workdir)
+        if covered:
+            print(f"source coverage of the corpus and seeds: {covered}")
     files = corpus_files(args.workdir)
     checked = replay(files)
     print(f"replay: {checked.inputs} inputs, {checked.lines} lines x {len(COMBOS)}, {len(checked.problems)} problems")
