@@ -44,6 +44,7 @@ fuzz: setup
 # one worker, then the grown corpus replayed against the reference. Needs clang and libclang-rt-14-dev; the
 # corpus stays in FUZZ_C_DIR between runs. A short run is part of `make test` (tests/test_fastscan_fuzz.py).
 FUZZ_C_RUNS ?= 10000000
+FUZZ_C_MAX_LEN ?= 1024
 FUZZ_C_DIR ?= build/fuzz-fastscan
 fuzz-c: setup
-	nice -n 10 $(PY) tests/fuzz/fastscan/harness.py --runs $(FUZZ_C_RUNS) --workdir $(FUZZ_C_DIR)
+	nice -n 10 $(PY) tests/fuzz/fastscan/harness.py --runs $(FUZZ_C_RUNS) --max-len $(FUZZ_C_MAX_LEN) --workdir $(FUZZ_C_DIR)

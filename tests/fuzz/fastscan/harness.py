@@ -173,7 +173,9 @@ class FuzzRun:
         return self.returncode != 0
 
 
-def fuzz(binary: Path, workdir: Path, *, runs: int | None = None, seconds: int | None = None) -> FuzzRun:
+def fuzz(
+    binary: Path, workdir: Path, *, runs: int | None = None, seconds: int | None = None, max_len: int = MAX_LEN
+) -> FuzzRun:
     """Run the target on ``workdir/corpus`` (grown) and ``workdir/seeds`` (read only), one worker."""
     corpus = workdir / "corpus"
     corpus.mkdir(exist_ok=True)
@@ -181,7 +183,7 @@ def fuzz(binary: Path, workdir: Path, *, runs: int | None = None, seconds: int |
     artifacts.mkdir(exist_ok=True)
     options = [
         f"-dict={workdir / 'fuzz.dict'}",
-        f"-max_len={MAX_LEN}",
+        f"-max_len={max_len}",
         f"-artifact_prefix={artifacts}/",
         "-print_final_stats=1",
     ]
@@ -339,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, help="executions (libFuzzer -runs)")
     parser.add_argument("--seconds", type=int, help="time limit (libFuzzer -max_total_time)")
+    parser.add_argument("--max-len", type=int, default=MAX_LEN, help="longest input in bytes (libFuzzer -max_len)")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="build, seeds, corpus, artifacts")
     parser.add_argument("--replay-only", action="store_true", help="replay the workdir's corpus, do not fuzz")
     args = parser.parse_args(argv)
@@ -346,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         binary = build(args.workdir)
         seeds = write_seeds(args.workdir / "seeds")
         print(f"{seeds} seeds, target {binary}", flush=True)
-        run = fuzz(binary, args.workdir, runs=args.runs, seconds=args.seconds)
+        run = fuzz(binary, args.workdir, runs=args.runs, seconds=args.seconds, max_len=args.max_len)
         print("\n".join(run.log.splitlines()[-14:]))
         print(
             f"executions {run.stats.get('number_of_executed_units', 0)}, "
