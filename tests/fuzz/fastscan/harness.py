@@ -191,14 +191,12 @@ def fuzz(
         options.append(f"-runs={runs}")
     if seconds is not None:
         options.append(f"-max_total_time={seconds}")
-    done = subprocess.run(
-        [str(binary), *options, str(corpus), str(workdir / "seeds")],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
-    run = FuzzRun(done.returncode, done.stderr + done.stdout)
+    log = workdir / "fuzz.log"  # written as it goes: a long run's progress can be followed there
+    with log.open("wb") as stream:
+        done = subprocess.run(
+            [str(binary), *options, str(corpus), str(workdir / "seeds")], stdout=stream, stderr=stream, check=False
+        )
+    run = FuzzRun(done.returncode, log.read_text(encoding="utf-8", errors="replace"))
     for name, value in re.findall(r"^stat::(\w+):\s+(\d+)", run.log, re.MULTILINE):
         run.stats[name] = int(value)
     finals = re.findall(r"^#\d+\s+(?:DONE|pulse|NEW|REDUCE|INITED)\s+(cov: \d+ ft: \d+ corp: \S+)", run.log, re.M)
