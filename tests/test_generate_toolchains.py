@@ -7,8 +7,9 @@ go vet + go run, rustfmt + cargo build. The generated decoders are strict in all
 invalid vectors must be refused. The Go and Rust decoders take the JSON text and enforce the contract's
 text rules they can see (a member name repeated at any depth, nesting deeper than the contract allows), so
 the raw-text vectors of those rules run through them too; TypeScript's decoder takes a parsed value, and
-the other raw-text rules are the JSON parser's (see tests/test_generate.py). Big integers: TypeScript's JSON.parse reads doubles, so the
-round trip is compared by value as the language parsed it (documented in the generated file).
+the other raw-text rules are the JSON parser's (see tests/test_generate.py). Big integers: TypeScript's
+JSON.parse reads doubles, so the round trip is compared by value as the language parsed it (documented in
+the generated file).
 """
 
 from __future__ import annotations

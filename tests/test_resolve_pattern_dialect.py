@@ -8,11 +8,10 @@ import re
 from typing import Any
 
 import pytest
+from test_contract_model import _sources
 
 from verify_contract._resolve import ResolveError, resolve_model
 from verify_contract.validation import validate
-
-from test_contract_model import _sources
 
 # ``\w`` is ASCII-only in ECMA-262 and Unicode-aware in Python's ``re``.
 WORD_GRAMMAR = r"^[a-z]\w*(:[a-z]\w*)?$"
