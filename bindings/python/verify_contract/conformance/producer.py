@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from verify_contract.conformance.consumer import GYM_ECHO
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.findings import Finding, Severity
+from verify_contract.findings import Finding, Severity, json_pointer
 from verify_contract.jsonio import json_equal, parse_json
 from verify_contract.validation import validate
 from verify_contract.vectors import Vector, load_vectors
@@ -103,7 +103,7 @@ def _paths(value: Any, prefix: str = "") -> dict[str, Any]:
     found: dict[str, Any] = {}
     if isinstance(value, dict):
         for key, item in value.items():
-            pointer = f"{prefix}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            pointer = prefix + json_pointer([key])
             found[pointer] = item
             found.update(_paths(item, pointer))
     elif isinstance(value, list):
