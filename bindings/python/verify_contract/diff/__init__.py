@@ -6,7 +6,9 @@ Typical use::
     report = diff_specs("schema/versions/1.1.0", "schema/versions/1.2.0")
     report.required_bump  # Bump.MINOR
 
-docs/compatibility.md explains the model, docs/diff-rules.md lists the rules.
+Each of ``report.changes`` is a ``Finding`` (``verify_contract.findings``) made by ``change``: the rule's
+id and severity, ``file#pointer``, the message, and the rule's verdict (direction, breaks, bump,
+forbidden) in its context. docs/compatibility.md explains the model, docs/diff-rules.md lists the rules.
 """
 
 from __future__ import annotations
