@@ -83,18 +83,20 @@ def cases() -> list[dict[str, Any]]:
 # visitor): a raw-text vector whose only defects are among them must be refused, and one with none decoded.
 TEXT_RULES = frozenset({"json-duplicate-key", "json-too-deep"})
 LATEST_CORE = f"{CONTRACT_VERSIONS[-1]}/core"
-# Repeats the corpus does not spell out: behind an escape, and deep inside an unknown member (next to its
-# twin without the repeat, which must decode, so the refusal is the repeat's doing).
-REPEATS = {
+# Texts the corpus does not spell out: repeats behind an escape and deep inside an unknown member (next to
+# its twin without the repeat, which must decode, so the refusal is the repeat's doing), and a document
+# followed by something that is not JSON.
+TEXT_EXTRAS = {
     "repeat-escaped-name": ('{"reward": 0.5, "rew\\u0061rd": 0.5}', False),
     "repeat-in-unknown-member": ('{"reward": 0.5, "extra": {"a": [{"b": 1, "b": 1}]}}', False),
     "repeat-in-unknown-member-twin": ('{"reward": 0.5, "extra": {"a": [{"b": 1, "c": 1}]}}', True),
+    "trailing-garbage": ('{"reward": 0.5} x', False),
 }
 
 
 def text_cases() -> list[dict[str, Any]]:
     """The JSON-text vectors (vectors/json-text.json) whose defects, if any, are all in TEXT_RULES, then
-    REPEATS. (Big-integer vectors are raw text too, but about values, not text rules.)"""
+    TEXT_EXTRAS. (Big-integer vectors are raw text too, but about values, not text rules.)"""
     found = [
         {
             "id": v.id,
@@ -109,7 +111,7 @@ def text_cases() -> list[dict[str, Any]]:
         if not v.has_instance and Path(v.file).name == "json-text.json" and set(v.findings) <= TEXT_RULES
     ]
     assert {"text-duplicate-key", "text-duplicate-nested-key", "text-depth-101"} <= {c["id"] for c in found}
-    for case_id, (text, valid) in REPEATS.items():
+    for case_id, (text, valid) in TEXT_EXTRAS.items():
         found.append(
             {
                 "id": case_id,
