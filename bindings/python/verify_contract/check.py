@@ -17,18 +17,30 @@ import from ``verify_contract.check``.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.pool import AsyncResult
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verify_contract import fastpath
 from verify_contract.check_lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
-from verify_contract.check_reference import Outcome, document_outcome, reference_outcome
 from verify_contract.check_report import DEFAULT_MAX_FINDINGS, KIND_CLASSES, LocatedFinding, Report, Tally, dumps_report
 from verify_contract.inputs import InputError, Source, chunks, read_all, resolve
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
+
+    from verify_contract.check_reference import Outcome, document_outcome, reference_outcome
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the reference's names, kept here for scripts, without importing the reference up front.
+    if name in ("Outcome", "document_outcome", "reference_outcome"):
+        from verify_contract import check_reference
+
+        return getattr(check_reference, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_MAX_FINDINGS",
@@ -75,6 +87,8 @@ def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> 
 
 
 def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
+    from verify_contract.check_reference import reference_outcome
+
     tally = Tally(options.max_findings)
     tally.lines = 1  # a .json file is one document, even when empty (SPEC 2.1: not a JSON text)
     tally.add(reference_outcome(text, options.version, options.profile), name, None)
@@ -105,6 +119,8 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
                 absorb(tally, len(task[1]))
         return report
     # Several processes, results merged in input order: the report is the single-process one.
+    import multiprocessing  # ~15 ms of start-up: only --jobs 2 and more need it
+
     context = multiprocessing.get_context()
     pending: deque[tuple[AsyncResult[Tally] | Tally, int]] = deque()
     with context.Pool(options.jobs) as pool:

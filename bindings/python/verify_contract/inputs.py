@@ -6,8 +6,6 @@ size of the input; only a single line longer than a chunk is ever held whole.
 
 from __future__ import annotations
 
-import glob
-import gzip
 import io
 import json
 import sys
@@ -81,6 +79,8 @@ def resolve(arguments: list[str]) -> tuple[list[Source], list[str]]:
         elif path.exists() or path.is_symlink():
             sources.append(Source(argument, path))
         elif _GLOB_CHARS & set(argument):
+            import glob
+
             matches = sorted(Path(m) for m in glob.glob(argument, recursive=True))
             files = [m for m in matches if m.is_file()]
             sources.extend(Source(str(m), m) for m in files)
@@ -109,6 +109,8 @@ def open_stream(source: Source) -> BinaryIO:
     except OSError as error:
         raise InputError(f"{source.name}: {_describe(error)}") from error
     if head == GZIP_MAGIC:
+        import gzip
+
         return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
     hint = utf16_hint(buffered.peek(4)[:4])
     if hint:
