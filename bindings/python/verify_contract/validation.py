@@ -31,13 +31,18 @@ def _ecma_regex(pattern: str) -> regress.Regex:
     return regress.Regex(pattern)
 
 
+def ecma_search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text``, per ECMA-262 (as the ``pattern`` keyword decides)."""
+    return _ecma_regex(pattern).find(text) is not None
+
+
 def _ecma_pattern(
     validator: Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
 ) -> Iterator[ValidationError]:
     """``pattern`` per ECMA-262, as JSON Schema requires: Python's ``re`` lets ``$`` match before a final newline."""
     from jsonschema import ValidationError
 
-    if validator.is_type(instance, "string") and _ecma_regex(pattern).find(instance) is None:
+    if validator.is_type(instance, "string") and not ecma_search(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
