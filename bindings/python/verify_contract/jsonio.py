@@ -306,7 +306,8 @@ def _scan(text: str) -> None:
                 pos, expect = pos + 1, _AFTER_VALUE
             elif char == '"':
                 end = _scan_string(text, pos)
-                name = json.loads(text[pos:end])
+                # Without an escape a name is its characters (_scan_string refused control characters).
+                name = text[pos + 1 : end - 1] if "\\" not in text[pos:end] else json.loads(text[pos:end])
                 names = stack[-1]
                 assert names is not None
                 if name in names:
