@@ -13,7 +13,10 @@ from verify_contract.check import CheckOptions, check_paths
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_line_numbers_across_chunks_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
-    monkeypatch.setattr(check, "chunks", functools.partial(inputs.chunks, chunk_bytes=997))
+    # Small chunks (one process) and small byte ranges read by the workers (--jobs 2), each cut into chunks.
+    monkeypatch.setattr(check, "line_views", functools.partial(inputs.line_views, chunk_bytes=997))
+    monkeypatch.setattr(check, "RANGE_BYTES", 3001)
+    monkeypatch.setattr(check, "CHUNK_BYTES", 499)
     expected = []
     paths = []
     for name in ("a.jsonl", "b.jsonl"):

@@ -9,8 +9,9 @@ member's own findings (validation sorts them by path); and a member's findings d
 *shape*: a value of an allowed type without constraints is judged by its type alone (its declared members
 each by their own shape), a value the schema refuses by its type alone (or a string by whether it matches
 the field's one pattern) through a stand-in (see "Stand-ins" below), anything else by its whole value. The
-semantic rules are the reference's own function, run on the document. tests/test_differential.py compares the result with ``validate`` on every line of
-its corpora, including one generated from each version's model.
+semantic rules are the reference's own function, run on the document. tests/test_differential.py compares
+the result with ``validate`` on every line of its corpora, including one generated from each version's
+model and the benchmark's distinct-defect corpora.
 """
 
 from __future__ import annotations

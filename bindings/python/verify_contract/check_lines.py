@@ -8,7 +8,7 @@ import operator
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from verify_contract import fastpath
 from verify_contract.check_report import DEFAULT_MAX_FINDINGS, Tally
@@ -50,14 +50,21 @@ def clear_caches() -> None:
     _OUTCOMES.clear()
 
 
-def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions, room: int | None = None) -> Tally:
+def check_chunk(
+    chunk: bytes | memoryview, first_line: int, path: str, options: CheckOptions, room: int | None = None
+) -> Tally:
     """Check the lines of one chunk; line numbers start at ``first_line``.
 
     ``room``: how many findings to list at most (default ``options.max_findings``); a run passes what its
     capped listing still has room for, so that it does not build entries it would drop.
     """
     tally = Tally(options.max_findings if room is None else max(room, 0))
-    statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)
+    if not isinstance(chunk, bytes) and (
+        not options.fast or fastpath.field_table(options.version, options.profile) is None
+    ):
+        chunk = bytes(chunk)  # the Python scan (no compiled pre-check) reads bytes
+    # The compiled scan reads any buffer (a view into the input buffer or a mapped file): no copy.
+    statuses, others = fastpath.scan(cast("bytes", chunk), options.version, options.profile, options.fast)
     tally.lines = len(statuses)
     tally.add_clean(statuses)
     if not others:
@@ -80,7 +87,7 @@ def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions,
         if outcome is None:
             outcome = local.get(key) if key is not None else None
             if outcome is None:
-                raw = chunk[start:stop].rstrip(b"\r\n")  # the terminator is not the line's: errors at its end
+                raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's: errors at its end
                 if statuses[index] == fastpath.STATUS_CONTRACT:
                     outcome = contract_outcome(raw, version, profile)
                 else:
