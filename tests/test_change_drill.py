@@ -308,14 +308,6 @@ def test_reference_holds_the_new_vectors(drill: tuple[Path, list[str]]) -> None:
     assert done.returncode == 0 and _passed(done) >= len(CASES) + 4, done.stdout[-3000:]
 
 
-PYTHON_XFAIL = (
-    "generators/python_bindings.py: the TypedDicts carry no constraint (minimum, maximum, pattern, "
-    "maxLength pass), pydantic integers are lax ('3' is accepted: --strict-types has no int) and a nested "
-    "object's undeclared members are dropped on a round trip"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=PYTHON_XFAIL)
 def test_python_bindings_agree_with_reference(drill: tuple[Path, list[str]]) -> None:
     copy, _ = drill
     done = _vector_tests(copy, "drill")
