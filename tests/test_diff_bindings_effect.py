@@ -2,10 +2,11 @@
 
 For each edit the generated pydantic models of both sides are built (generators/python_bindings.py, the
 renderer behind the package's own models) and their public surface compared: class and alias names, each
-model's ``extra`` policy, and each field's type, requiredness and default. The differ must report a change that breaks ``bindings`` exactly
-when that surface changes: keywords whose removal keeps validation but changes generated code (explicit
-``additionalProperties``, a definition's ``title``, ``default``) are caught, and the spellings the differ calls
-equivalent (annotations, ``x-`` keywords, no-op bounds, ``const: null``) really leave the bindings alone.
+model's ``extra`` policy, and each field's type, requiredness and default. The differ must report a change
+that breaks ``bindings`` exactly when that surface changes: keywords whose removal keeps validation but
+changes generated code (a definition's ``title``, ``default``) are caught, and the spellings the differ
+calls equivalent (annotations, ``x-`` keywords, no-op bounds, ``const: null``) really leave the bindings
+alone.
 """
 
 from __future__ import annotations
