@@ -25,7 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # What a maintainer may edit by hand for a contract change (README/docs prose aside).
 HAND_EDITABLE = ("schema/", "vectors/", "CHANGELOG.md", "SPEC.md")
 NOT_COPIED = (".git", ".venv", "node_modules", "target", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache")
-NOT_COPIED += ("dist", "dist-test", "bin")  # build output of the bindings
+NOT_COPIED += ("dist", "dist-test")  # build output of the bindings
+BUILT_BINARIES = Path("bindings/go/bin")  # Go's build output (bindings/rust/src/bin is source)
 INVALID_CASES = sum(not valid for _, _, valid in CASES)
 
 
@@ -116,11 +117,23 @@ def _vectors() -> dict[str, Any]:
     return {"description": "the change drill's synthetic version", "spec": "SPEC.md#rules", "tests": tests}
 
 
+def _not_copied(relative: Path) -> bool:
+    return bool(set(relative.parts) & set(NOT_COPIED)) or relative.is_relative_to(BUILT_BINARIES)
+
+
+def _ignore(root: Path) -> Callable[[str, list[str]], set[str]]:
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        relative = Path(directory).relative_to(root)
+        return {name for name in names if _not_copied(relative / name)}
+
+    return ignore
+
+
 def _digests(root: Path) -> dict[str, str]:
     found = {}
     for path in root.rglob("*"):
         relative = path.relative_to(root)
-        if path.is_file() and not set(relative.parts) & set(NOT_COPIED) and not path.name.endswith(".so"):
+        if path.is_file() and not _not_copied(relative) and not path.name.endswith(".so"):
             found[relative.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
 
@@ -143,7 +156,7 @@ sys.exit(status)
 @pytest.fixture(scope="module")
 def drill(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[str]]]:
     copy = tmp_path_factory.mktemp("drill") / "repo"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(*NOT_COPIED))
+    shutil.copytree(ROOT, copy, ignore=_ignore(ROOT))
     modules = ROOT / "bindings" / "typescript" / "node_modules"
     if modules.is_dir():
         # A copy, not a symlink: the bindings part runs ci.sh, whose `npm ci` empties node_modules first.

@@ -223,7 +223,7 @@ describe("one finding per text and per violated rule", () => {
     const number = decode('{"reward": 0, "failure_kind": 5}');
     assert.ok(!number.ok);
     assert.deepEqual(number.errors.map((e) => e.rule), ["failure-kind-type"]);
-    const gym = decode('{"response": []}', { profile: "gym" });
+    const gym = decode('{"response": []}', { version: "1.2.0", profile: "gym" }); // the members 1.2.0 requires
     assert.ok(!gym.ok);
     assert.deepEqual(gym.errors.map((e) => e.rule).sort(), ["gym-field-required", "gym-field-type", "reward-required"]);
   });
