@@ -94,6 +94,13 @@ def artifacts(
             "profiles": definitions,
             "structs": structs,
             "unions": unions,
+            # A checked pattern (not an open enum's: its decoder has its own) compiles a regexp.
+            "checks_use_regexp": any(
+                "pattern" in member["checks"] or (member["item"] and "pattern" in member["item"]["checks"])
+                for struct in structs
+                for member in struct["members"]
+                if not member["open_enum"]
+            ),
         }
         directory = GO_ROOT / package
         out[directory / SCHEMA_FILE] = dump_json(bundles[version])

@@ -125,6 +125,8 @@ class _Resolver:
         patterns: list[str] = []
         enums: list[tuple[str | None, list[Any]]] = []
         for branch, branch_named in branches:
+            if "const" in branch and branch["const"] is None and "type" not in branch:
+                branch = {**{k: v for k, v in branch.items() if k != "const"}, "type": "null"}  # {const: null}
             extra = {k for k in branch if k not in ANNOTATIONS | {"type", "pattern", "enum"}}
             if extra:
                 raise ResolveError(f"anyOf branch with {sorted(extra)} cannot be resolved")
