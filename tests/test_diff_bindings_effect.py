@@ -28,16 +28,9 @@ from generators.python_bindings import models_source
 from verify_contract.diff import Break
 
 # Catalogue entries that edit only the main schema file (the generator input), by class of edit.
-# The bindings come from the resolved model, where an absent additionalProperties is open like an explicit
-# true: no binding changes, but the differ (diff/rules.py) still reports these as bindings changes.
-IMPLICIT_OPEN = pytest.mark.xfail(
-    strict=True,
-    reason="OPEN_CONTENT_MADE_IMPLICIT/EXPLICIT describe datamodel-code-generator's output, which the "
-    "package no longer uses: the differ should retire them",
-)
 CASES = [
-    pytest.param("remove-explicit-additional-properties-true", marks=IMPLICIT_OPEN),
-    pytest.param("add-explicit-additional-properties-true", marks=IMPLICIT_OPEN),
+    "remove-explicit-additional-properties-true",
+    "add-explicit-additional-properties-true",
     "rename-definition-title",
     "remove-default",
     "change-default",

@@ -190,22 +190,22 @@ _RULES = (
     ),
     _r(
         "OPEN_CONTENT_MADE_IMPLICIT",
-        E,
-        {K},
-        Bump.MAJOR,
+        I,
+        set(),
+        Bump.PATCH,
         "An explicit `additionalProperties: true` was removed from an object that stays open.",
-        "Validation is unchanged (absent means open), but the generated pydantic model loses `extra='allow'` and "
-        "drops unknown keys on a round trip (checked against the generators: tests/test_diff_bindings_effect.py).",
+        "Spelling only: validation is unchanged (absent means open), and the bindings are generated from the "
+        "resolved model, where both spellings are open, so every binding keeps unknown keys as before (checked "
+        "against the generator: tests/test_diff_bindings_effect.py).",
         "InstanceConfig loses `additionalProperties: true`.",
     ),
     _r(
         "OPEN_CONTENT_MADE_EXPLICIT",
-        W,
-        {K},
-        Bump.MINOR,
+        I,
+        set(),
+        Bump.PATCH,
         "An open object gained an explicit `additionalProperties: true`.",
-        "Validation is unchanged, but the generated model starts keeping unknown keys (`extra='allow'`): code that "
-        "relied on them being dropped sees them.",
+        "Spelling only: validation and the generated bindings are unchanged (tests/test_diff_bindings_effect.py).",
         "A definition without `additionalProperties` gets `additionalProperties: true`.",
     ),
     # --- types and values -----------------------------------------------------------------------
