@@ -161,6 +161,11 @@ def drill(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list
     if modules.is_dir():
         # A copy, not a symlink: the bindings part runs ci.sh, whose `npm ci` empties node_modules first.
         shutil.copytree(modules, copy / "bindings" / "typescript" / "node_modules", symlinks=True)
+    target = ROOT / "bindings" / "rust" / "target"
+    if target.is_dir():
+        # The crates' builds from `make test`'s ci.sh run: the drill then compiles only the changed crate
+        # (minutes saved), and the copy keeps the repository's own build untouched.
+        shutil.copytree(target, copy / "bindings" / "rust" / "target", symlinks=True)
     _hand_edit(copy)
     done = _run(copy, sys.executable, "-c", PYTHON_GENERATORS)
     assert done.returncode == 0, done.stderr[-3000:]
