@@ -61,8 +61,8 @@ def merged_types(model: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
 
 def runtime_facts(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """What every binding's hand-written runtime reads instead of naming the contract's shape: the newest
-    version's profiles (name -> ``$defs`` root, with its description), the default profile, and where the
-    effective mask is read. The mask locations are those of the newest version that declares each mask
+    version's profiles (name -> ``$defs`` root, with its description), the default profile, the I-JSON
+    nesting limit, and where the effective mask is read. The mask locations are those of the newest version that declares each mask
     role, in role order (SPEC 4.2: every 1.x document is read at all of them), taken from the same view
     ``verify-contract generate`` renders its mask readers from."""
     versions = sorted(models, key=paths.version_key)
@@ -82,6 +82,7 @@ def runtime_facts(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {
         "profiles": profiles,
         "default_profile": latest["default_profile"],
+        "max_depth": latest["limits"]["max_depth"],
         "mask_paths": [view[role]["path"] for role in MASK_ROLES if view[role] is not None],
     }
 
@@ -136,4 +137,6 @@ def artifacts(
         listed.append({"version": version, "package": package, "roots": roots, "definitions": definitions})
     root = render_template(TEMPLATES, "versions_gen.go.j2", {"versions": listed, **runtime_facts(models)})
     out[GO_ROOT / "versions_gen.go"] = _gofmt(root, "versions_gen.go")
+    limits = render_template(TEMPLATES, "limits_gen.go.j2", runtime_facts(models))
+    out[GO_ROOT / "jsonwire" / "limits_gen.go"] = _gofmt(limits, "jsonwire/limits_gen.go")
     return out

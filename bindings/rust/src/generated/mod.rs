@@ -37,6 +37,10 @@ impl Profile {
     }
 }
 
+/// Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (the
+/// contract's I-JSON limit).
+pub const MAX_DEPTH: usize = 100;
+
 /// Where the effective mask is read (SPEC 4.2), member names from the document root: the newest
 /// contract version's mask, then its legacy location. Every 1.x document is read at all of them.
 pub const MASK_PATHS: [&[&str]; 2] = [&["mask_sample"], &["instance_config", "mask_sample"]];
