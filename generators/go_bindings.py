@@ -62,9 +62,9 @@ def merged_types(model: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
 def runtime_facts(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """What every binding's hand-written runtime reads instead of naming the contract's shape: the newest
     version's profiles (name -> ``$defs`` root, with its description), the default profile, the I-JSON
-    nesting limit, and where the effective mask is read. The mask locations are those of the newest version that declares each mask
-    role, in role order (SPEC 4.2: every 1.x document is read at all of them), taken from the same view
-    ``verify-contract generate`` renders its mask readers from."""
+    nesting limit, and where the effective mask is read. The mask locations are those of the newest
+    version that declares each mask role, in role order (SPEC 4.2: every 1.x document is read at all of
+    them), taken from the same view ``verify-contract generate`` renders its mask readers from."""
     versions = sorted(models, key=paths.version_key)
     latest = models[versions[-1]]
     roles: dict[str, str] = {}

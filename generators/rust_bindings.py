@@ -134,5 +134,6 @@ def artifacts(
         out[GENERATED_DIR / f"{module}.rs"] = source
         definitions = {name: p["definition"] for name, p in models[version]["profiles"].items()}
         listed.append({"version": version, "module": module, "roots": roots, "definitions": definitions})
-    out[GENERATED_DIR / "mod.rs"] = render_template(TEMPLATES, "mod.rs.j2", {"versions": listed, **runtime_facts(models)})
+    context = {"versions": listed, **runtime_facts(models)}
+    out[GENERATED_DIR / "mod.rs"] = render_template(TEMPLATES, "mod.rs.j2", context)
     return out

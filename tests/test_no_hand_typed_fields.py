@@ -7,8 +7,9 @@ What counts as naming the contract is a string literal, outside comments and tes
 - holds a field name with an underscore (``mask_sample``) anywhere as a word: such a name means nothing
   else;
 - is a location made only of names (``reward``, ``/instance_config/mask_sample``, ``instance_config.x``)
-  with a field name, a profile name or a profile's ``$defs`` root among its segments, or a Go struct tag naming a field (``json:"reward"``):
-  plain words (``response``, ``output``) are also English, so prose mentioning them is not a location;
+  with a field name, a profile name or a profile's ``$defs`` root among its segments, or a Go struct tag
+  naming a field (``json:"reward"``): plain words (``response``, ``output``) are also English, so prose
+  mentioning them is not a location;
 - holds a contract version (``1.2.0``).
 Python code reaches fields through the model's roles (``model.role("failure_kind")``): the role names
 are the vocabulary of ``schema/contract.yaml``, so a Python literal that is exactly a role name is allowed.
@@ -227,17 +228,14 @@ def test_the_sources_are_found() -> None:
 
 def test_no_runtime_source_names_the_contract_by_hand() -> None:
     found = hand_typed(runtime_sources(), contract_names())
-    assert not found, "contract names typed by hand (read them from the generated model instead):\n" + "\n".join(
-        found
-    )
+    assert not found, "contract names typed by hand (read them from the generated model instead):\n" + "\n".join(found)
 
 
 # --- the guard can fail --------------------------------------------------------------------------------
 
 _PLANTED = {
     "planted.ts": (
-        '// "mask_sample" in a comment is fine\nconst where = `${"instance_config"}.x`;\n'
-        'const p: Profile = "gym";\n',
+        '// "mask_sample" in a comment is fine\nconst where = `${"instance_config"}.x`;\nconst p: Profile = "gym";\n',
         ["field 'instance_config'", "profile 'gym'"],
     ),
     "planted.go": (
