@@ -62,15 +62,19 @@ def merged_types(model: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
 def runtime_facts(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """What every binding's hand-written runtime reads instead of naming the contract's shape: the newest
     version's profiles (name -> ``$defs`` root, with its description), the default profile, the I-JSON
-    nesting limit, and where the effective mask is read. The mask locations are those of the newest
-    version that declares each mask role, in role order (SPEC 4.2: every 1.x document is read at all of
-    them), taken from the same view ``verify-contract generate`` renders its mask readers from."""
+    nesting limit, the rule of a violation no other rule names, and where the effective mask is read.
+    The mask locations are those of the newest version that declares each mask role, in role order
+    (SPEC 4.2: every 1.x document is read at all of them), taken from the same view
+    ``verify-contract generate`` renders its mask readers from."""
     versions = sorted(models, key=paths.version_key)
     latest = models[versions[-1]]
     roles: dict[str, str] = {}
     for version in versions:
         roles.update({k: v for k, v in models[version]["roles"].items() if k in MASK_ROLES})
     view = build_view(latest, latest["default_profile"], roles)
+    fallback = [rule["id"] for rule in latest["rules"] if rule.get("scope") == "fallback"]
+    if len(fallback) != 1:
+        raise ValueError(f"contract {latest['version']}: expected one rule with scope fallback, found {fallback}")
     profiles = [
         {
             "name": name,
@@ -83,6 +87,7 @@ def runtime_facts(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "profiles": profiles,
         "default_profile": latest["default_profile"],
         "max_depth": latest["limits"]["max_depth"],
+        "fallback_rule": fallback[0],
         "mask_paths": [view[role]["path"] for role in MASK_ROLES if view[role] is not None],
     }
 

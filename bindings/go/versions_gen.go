@@ -46,3 +46,6 @@ var maskPaths = [][]string{
 	{"mask_sample"},
 	{"instance_config", "mask_sample"},
 }
+
+// FallbackRule is the rule of a violation at a location the table does not name.
+const FallbackRule = "schema-violation"

@@ -41,6 +41,9 @@ impl Profile {
 /// contract's I-JSON limit).
 pub const MAX_DEPTH: usize = 100;
 
+/// The rule of a violation at a location the schema-rule table does not name.
+pub const FALLBACK_RULE: &str = "schema-violation";
+
 /// Where the effective mask is read (SPEC 4.2), member names from the document root: the newest
 /// contract version's mask, then its legacy location. Every 1.x document is read at all of them.
 pub const MASK_PATHS: [&[&str]; 2] = [&["mask_sample"], &["instance_config", "mask_sample"]];

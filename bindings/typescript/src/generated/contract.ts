@@ -21,6 +21,9 @@ export const PROFILE_DEFINITIONS: { readonly [P in Profile]: string } = {
 /** Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (I-JSON limit). */
 export const MAX_DEPTH = 100;
 
+/** The rule of a violation at a location the schema-rule table does not name. */
+export const FALLBACK_RULE = "schema-violation";
+
 /**
  * Where the effective mask is read (SPEC 4.2), member names from the document root: the newest contract
  * version's mask, then its legacy location. Every 1.x document is read at all of them.
