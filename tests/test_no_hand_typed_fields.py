@@ -271,3 +271,24 @@ def test_the_names_come_from_the_model() -> None:
     model = contract_model(CONTRACT_VERSIONS[-1]).raw
     assert names.fields == {field["name"] for field in model["fields"]} and names.fields
     assert names.profiles == set(model["profiles"]) and names.versions == tuple(CONTRACT_VERSIONS)
+
+
+# --- the JSON-text rules: named by each parser, checked against the catalogue ---------------------------
+
+TEXT_PARSERS = ("bindings/typescript/src/json.ts", "bindings/go/jsonwire/parse.go", "bindings/rust/src/json.rs")
+
+
+@pytest.mark.parametrize("parser", TEXT_PARSERS)
+def test_each_parser_raises_exactly_the_catalogues_text_rules(parser: str) -> None:
+    """Which malformed text breaks which rule is the parser's own knowledge, so each binding's strict
+    parser names the text rules it raises; they must be exactly the catalogue's text-scope rules (a rule
+    added to, renamed in or removed from ``contract.yaml`` fails here until every parser follows)."""
+    model = contract_model(CONTRACT_VERSIONS[-1]).raw
+    text_rules = {rule["id"] for rule in model["rules"] if rule.get("scope") == "text"}
+    prefixes = {rule.split("-", 1)[0] + "-" for rule in text_rules}
+    named = {
+        literal.text
+        for literal in source_literals(ROOT / parser)
+        if literal.text.startswith(tuple(prefixes)) and re.fullmatch(r"[a-z]+(?:-[a-z]+)+", literal.text)
+    }
+    assert text_rules and named == text_rules
