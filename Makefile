@@ -39,3 +39,9 @@ FUZZ_SEED ?= 1
 FUZZ_COUNT ?= 100000
 fuzz: setup
 	$(PY) tests/fuzz/differential.py --seed $(FUZZ_SEED) --count $(FUZZ_COUNT)
+
+# The real NeMo Gym releases as oracles (SPEC 4.3): installs nemo-gym 0.5.1, 0.6.0 and 0.7.0 from PyPI into
+# venvs cached under .cache/gym-oracle/ and needs a CPython 3.13 (python3.13, pyenv, or VERIFY_CONTRACT_GYM_PYTHON).
+.PHONY: gym-oracle
+gym-oracle: setup
+	VERIFY_CONTRACT_GYM_ORACLE=1 $(PY) -m pytest tests/gym_oracle -q
