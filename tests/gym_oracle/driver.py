@@ -93,8 +93,11 @@ def _read(document: dict[str, Any]) -> dict[str, Any]:
             model = read(document["text"])
         except ValidationError as error:
             out[way] = {"refused": _error_summary(error)}
-        else:
+            continue
+        try:
             out[way] = {"dump": model.model_dump_json()}
+        except Exception as error:  # accepted, but pydantic cannot write it back (a lone surrogate)
+            out[way] = {"dump": None, "unwritable": f"{type(error).__name__}: {error}"}
     return out
 
 
