@@ -1,7 +1,8 @@
 """Isolated virtual environments holding the real NeMo Gym releases, cached under .cache/gym-oracle/.
 
-Every nemo-gym release from 0.5.0 on declares `Requires-Python >=3.13.14`, a patch level no released
-CPython 3.13 toolchain here has (pyenv offers 3.13.0), so pip on another Python sees only 0.2.0-0.4.0.
+Every nemo-gym release from 0.5.0 on declares `Requires-Python >=3.13.14`, a patch level above the
+CPython 3.13 the tier finds (pyenv's 3.13.0 where it was written), and pip on Python 3.11 sees only
+nemo-gym 0.2.0-0.4.0.
 The wheel is pure Python (`py3-none-any`), so it is installed with `--ignore-requires-python --no-deps`:
 the code that runs is the published wheel's, unchanged, on CPython 3.13. Its declared dependency set is
 huge (mlflow, datasets, pyarrow, anthropic, mcp, ...); the oracle installs only the closure that importing
