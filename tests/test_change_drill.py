@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HAND_EDITABLE = ("schema/", "vectors/", "CHANGELOG.md", "SPEC.md")
 NOT_COPIED = (".git", ".venv", "node_modules", "target", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache")
 NOT_COPIED += ("dist", "dist-test")  # build output of the bindings
+NOT_COPIED += (".cache",)  # the Gym oracle's venvs (tests/gym_oracle), gigabytes the drill never reads
 BUILT_BINARIES = Path("bindings/go/bin")  # Go's build output (bindings/rust/src/bin is source)
 INVALID_CASES = sum(not valid for _, _, valid in CASES)
 
