@@ -31,7 +31,7 @@ test: setup lint
 	@for lang in $(LANGUAGES); do \
 		if [ -f bindings/$$lang/ci.sh ]; then echo "== $$lang"; bash bindings/$$lang/ci.sh || exit 1; fi; \
 	done
-	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 $(PY) -m pytest
+	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=1 $(PY) -m pytest
 
 # The differential fuzzer's long run (the CI-sized run, 20,000 documents, is part of `make test`).
 # Needs the conformance runners that `make test` builds. FUZZ_SEED and FUZZ_COUNT pick the run.
@@ -48,3 +48,10 @@ FUZZ_C_MAX_LEN ?= 1024
 FUZZ_C_DIR ?= build/fuzz-fastscan
 fuzz-c: setup
 	nice -n 10 $(PY) tests/fuzz/fastscan/harness.py --runs $(FUZZ_C_RUNS) --max-len $(FUZZ_C_MAX_LEN) --workdir $(FUZZ_C_DIR)
+
+# The real NeMo Gym releases as oracles (SPEC 4.3): installs nemo-gym 0.5.1, 0.6.0 and 0.7.0 from PyPI into
+# venvs cached under .cache/gym-oracle/ and needs a CPython 3.13 (python3.13, pyenv, or VERIFY_CONTRACT_GYM_PYTHON).
+# `make test` runs it too (VERIFY_CONTRACT_GYM_ORACLE=1); a plain `pytest` skips it.
+.PHONY: gym-oracle
+gym-oracle: setup
+	VERIFY_CONTRACT_GYM_ORACLE=1 $(PY) -m pytest tests/gym_oracle -q

@@ -49,7 +49,6 @@ from typing import Any
 import gen_corpus
 import loops
 import memory
-import orjson
 import startup
 from measure import (
     DEFAULT_WORKDIR,
@@ -284,13 +283,7 @@ class CorpusBench:
         if not executable:
             return
         # It stops at the first line that is not JSON (NaN, a cut line): give it the lines that parse.
-        parseable = []
-        for line in self.data.splitlines(keepends=True):
-            try:
-                orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue
-            parseable.append(line)
+        parseable = [line for line in self.data.splitlines(keepends=True) if not loops.parse_loop([line])]
         target = self.scratch / "sourcemeta-input.jsonl"
         target.write_bytes(b"".join(parseable))
         run = run_process([executable, "validate", str(schema), str(target), "--fast"])
@@ -374,15 +367,7 @@ class CorpusBench:
         lines = self.data.splitlines(keepends=True)[: min(self.sample, self.corpus.lines)]
 
         def validate_lines() -> int:
-            rejected = 0
-            for line in lines:
-                try:
-                    document = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    rejected += 1
-                    continue
-                rejected += any(True for _ in validator.iter_errors(document))
-            return rejected
+            return loops.parse_loop(lines, lambda document: not any(True for _ in validator.iter_errors(document)))
 
         seconds, cpu, rejected = timed(validate_lines)
         name = f"jsonschema (Python), first {len(lines):,} lines"

@@ -34,8 +34,7 @@ from measure import (
 HEAVY_PACKAGES = ("pydantic", "jsonschema", "referencing", "yaml", "multiprocessing", "regress", "orjson")
 
 # Run in a fresh interpreter: the time of each step of `verify-contract check FILE`, in the order the CLI
-# takes them (verify_contract.cli imports every command module to build its parser, then runs check; once
-# it imports only the command that runs, that import falls into the last step).
+# takes them (verify_contract.cli imports the module of the command that runs, then runs it).
 PHASES_SCRIPT = """
 import sys, time
 start = time.perf_counter()
@@ -45,8 +44,7 @@ def mark(name):
 HEAVY = {heavy!r}
 import verify_contract; mark("import verify_contract")
 import verify_contract.cli; mark("import verify_contract.cli (argparse)")
-for name in getattr(verify_contract.cli, "COMMAND_MODULES", ()):  # the parser's modules, if imported up front
-    __import__(name); mark("import " + name)
+import verify_contract.check_command; mark("import verify_contract.check_command")
 import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     code = verify_contract.cli.main(["check", {path!r}])

@@ -44,7 +44,7 @@ def _extra_generators() -> list[Callable[[Bundles, list[FailureKind], Models], A
 
 def build_artifacts() -> Artifacts:
     """Every generated file and its content, computed in memory."""
-    from generators.python_bindings import python_modules  # heavy: runs datamodel-codegen
+    from generators.python_bindings import python_modules
 
     versions = paths.contract_versions()
     kinds = load_registry(paths.REGISTRY_FILE, versions)
@@ -61,12 +61,12 @@ def build_artifacts() -> Artifacts:
             artifacts[package_schemas / paths.FAILURE_KINDS_FILE] = dump_json(registered)
         artifacts[package_schemas / paths.VERIFY_RESPONSE_FILE] = dump_json(source)
         bundles[version] = bundle(source, registered)
-        for name, text in python_modules(version, bundles[version]).items():
-            artifacts[paths.PYTHON_GENERATED / paths.module_name(version) / name] = text
 
     models = resolved_models(bundles, kinds)
     for version, model in models.items():
         artifacts[paths.MODEL_DIR / f"{version}.json"] = dump_json(model)
+        for name, text in python_modules(version, model).items():
+            artifacts[paths.PYTHON_GENERATED / paths.module_name(version) / name] = text
     artifacts[paths.PYTHON_GENERATED / "failure_kinds.py"] = python_constants(kinds)
     artifacts[paths.PYTHON_GENERATED / "__init__.py"] = _generated_init(versions)
     spec = paths.SPEC_FILE.read_text(encoding="utf-8")

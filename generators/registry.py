@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from generators.paths import FAILURE_KINDS_FILE, version_key
-from verify_contract.registry import lint_registry, parse_registry
+from verify_contract.registry import lint_findings, parse_registry
 
 SCHEMA_BASE = "https://verify-contract.dev/schema"
 
@@ -41,16 +41,16 @@ class FailureKind:
 def load_registry(path: Path, versions: list[str]) -> list[FailureKind]:
     """The registry's kinds, in file order; any lint problem (verify_contract.registry) is an error."""
     data = parse_registry(path.read_text(encoding="utf-8"), versions, path.name)
-    problems = lint_registry(data)
+    problems = lint_findings(data)
     if problems:
-        raise RegistryError(f"{path.name}: " + "; ".join(problems))
+        raise RegistryError(f"{path.name}: " + "; ".join(problem.message for problem in problems))
     kinds = []
     for kind in data.kinds:
         deprecation = None
         if kind.deprecated is not None:
             raw = kind.deprecated
             deprecation = Deprecation(raw["in"], raw["reason"], raw.get("renamed_to"), raw.get("note"))
-        # lint_registry guarantees these fields are non-empty strings
+        # lint_findings guarantees these fields are non-empty strings
         assert kind.domain and kind.brief and kind.stability and kind.added_in
         kinds.append(FailureKind(kind.id, kind.domain, kind.brief, kind.stability, kind.added_in, deprecation))
     return kinds

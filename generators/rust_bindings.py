@@ -26,7 +26,7 @@ from typing import Any
 
 from generators import paths
 from generators.bundle import dump_json
-from generators.go_bindings import merged_types, unlisted_kind
+from generators.go_bindings import merged_types, runtime_facts, unlisted_kind
 from generators.registry import FailureKind
 from verify_contract.codegen.header import GeneratedHeader
 from verify_contract.codegen.renderer import render_template
@@ -134,5 +134,6 @@ def artifacts(
         out[GENERATED_DIR / f"{module}.rs"] = source
         definitions = {name: p["definition"] for name, p in models[version]["profiles"].items()}
         listed.append({"version": version, "module": module, "roots": roots, "definitions": definitions})
-    out[GENERATED_DIR / "mod.rs"] = render_template(TEMPLATES, "mod.rs.j2", {"versions": listed})
+    context = {"versions": listed, **runtime_facts(models)}
+    out[GENERATED_DIR / "mod.rs"] = render_template(TEMPLATES, "mod.rs.j2", context)
     return out

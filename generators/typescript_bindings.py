@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.go_bindings import merged_types
+from generators.go_bindings import merged_types, runtime_facts
 from generators.registry import FailureKind
 from generators.rust_bindings import string_definitions
 from verify_contract.codegen.header import GeneratedHeader
@@ -148,20 +148,28 @@ def _failure_kinds_module(kinds: list[FailureKind]) -> str:
     return "".join(lines)
 
 
-def _contract_types_module(versions: list[str]) -> str:
+def _contract_types_module(versions: list[str], models: dict[str, dict[str, Any]]) -> str:
     lines = [HEADER.format(source="schema/versions"), "\n"]
     lines.extend(f'import type * as {paths.module_name(v)} from "./{paths.module_name(v)}.js";\n' for v in versions)
     lines.append("\n/** The decoded type of each contract version and profile. */\nexport interface ContractTypes {\n")
     for version in versions:
         name = paths.module_name(version)
-        lines.append(f'  "{version}": {{ core: {name}.VerifyResponse; gym: {name}.GymVerifyResponse }};\n')
+        roots = merged_types(models[version])[2]
+        members = "; ".join(f"{profile}: {name}.{root}" for profile, root in roots.items())
+        lines.append(f'  "{version}": {{ {members} }};\n')
     lines.append("}\n")
     return "".join(lines)
+
+
+def _contract_module(models: dict[str, dict[str, Any]]) -> str:
+    context = {"header": HEADER.format(source="schema/").rstrip("\n"), **runtime_facts(models)}
+    return render_template(TEMPLATES, "contract.ts.j2", context)
 
 
 def _index_module(versions: list[str]) -> str:
     lines = [HEADER.format(source="schema/"), "\n"]
     lines.extend(f'export * as {paths.module_name(v)} from "./{paths.module_name(v)}.js";\n' for v in versions)
+    lines.append('export * from "./contract.js";\n')
     lines.append('export * from "./failure_kinds.js";\n')
     lines.append('export * from "./schemas.js";\n')
     lines.append('export type { ContractTypes } from "./contract_types.js";\n')
@@ -177,6 +185,7 @@ def artifacts(
         files[GENERATED / f"{paths.module_name(version)}.ts"] = _types_module(version, models[version])
     files[GENERATED / "schemas.ts"] = _schemas_module(bundles, versions)
     files[GENERATED / "failure_kinds.ts"] = _failure_kinds_module(kinds)
-    files[GENERATED / "contract_types.ts"] = _contract_types_module(versions)
+    files[GENERATED / "contract_types.ts"] = _contract_types_module(versions, models)
+    files[GENERATED / "contract.ts"] = _contract_module(models)
     files[GENERATED / "index.ts"] = _index_module(versions)
     return files

@@ -13,7 +13,10 @@ from verify_contract.check import CheckOptions, check_paths
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_line_numbers_across_chunks_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
-    monkeypatch.setattr(check, "chunks", functools.partial(inputs.chunks, chunk_bytes=997))
+    # Small chunks (one process) and small byte ranges read by the workers (--jobs 2), each cut into chunks.
+    monkeypatch.setattr(check, "line_views", functools.partial(inputs.line_views, chunk_bytes=997))
+    monkeypatch.setattr(check, "RANGE_BYTES", 3001)
+    monkeypatch.setattr(check, "CHUNK_BYTES", 499)
     expected = []
     paths = []
     for name in ("a.jsonl", "b.jsonl"):
@@ -24,6 +27,8 @@ def test_line_numbers_across_chunks_and_files(tmp_path: Path, monkeypatch: pytes
                 expected.append((name, number))
             elif number % 53 == 0:
                 lines.append(b"")
+            elif number % 250 == 0:  # longer than a chunk, a read buffer and a worker's byte range
+                lines.append(b'{"reward": %d, "pad": "%s"}' % (number, b"y" * 10_000))
             else:
                 lines.append(b'{"reward": %d, "pad": "%s"}' % (number, b"x" * (number % 90)))
         path = tmp_path / name
@@ -32,3 +37,16 @@ def test_line_numbers_across_chunks_and_files(tmp_path: Path, monkeypatch: pytes
     report = check_paths(paths, options=CheckOptions(profile="core", jobs=jobs))
     assert [(Path(f.path).name, f.line) for f in report.findings] == expected
     assert report.lines == 1200 and report.blank == 2 * (600 // 53)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 7, 64, 997])
+def test_line_views_are_the_input_in_whole_lines(tmp_path: Path, chunk_bytes: int) -> None:
+    data = b"".join(b"x" * (n * 37 % 150) + b"\n" for n in range(300)) + b"last line, no newline " * 40
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(data)
+    views = [bytes(view) for view in inputs.line_views(inputs.Source("a", path), chunk_bytes)]
+    assert b"".join(views) == data
+    assert all(view.endswith(b"\n") for view in views[:-1]) and not views[-1].endswith(b"\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert list(inputs.line_views(inputs.Source("empty", empty), chunk_bytes)) == []

@@ -90,9 +90,9 @@ def test_lax_producer_is_caught_by_obligation() -> None:
     assert not report.ok and report.checked >= 15
     # lax pydantic: reward "0.5" / true pass; and unknown keys vanish on a round trip
     assert set(report.broken()) == {"producer-valid", "producer-round-trip"}
-    dropped = " ".join(i.detail for i in report.issues if i.obligation == "producer-round-trip")
+    dropped = " ".join(i.message for i in report.issues if i.rule == "producer-round-trip")
     assert "/mask_sample" in dropped and "/instance_config" in dropped
-    accepted = {i.vector for i in report.issues if i.obligation == "producer-valid"}
+    accepted = {i.file for i in report.issues if i.rule == "producer-valid"}
     assert any("reward" in v for v in accepted)
 
 
@@ -112,7 +112,7 @@ def test_a_gym_model_is_not_a_core_producer() -> None:
 def test_a_model_writing_null_for_an_absent_mask_breaks_no_null() -> None:
     report = check_producer(producers.NullWritingVerifyResponse)
     assert "producer-no-null" in report.broken(), report.format_text()
-    assert all("mask_sample" in i.detail for i in report.issues if i.obligation == "producer-no-null")
+    assert all("mask_sample" in i.message for i in report.issues if i.rule == "producer-no-null")
 
 
 # Readers the project recommends: the library, SPEC 7.1's reader, SPEC 7.1's rule without the library.
@@ -141,26 +141,26 @@ def test_conforming_reward_readers_pass() -> None:
 def test_nemo_rl_reader_breaks_exactly_what_it_breaks() -> None:
     report = check_consumer(readers.nemo_rl_mask)
     assert set(report.broken()) == {"consumer-effective-mask", "consumer-refuse-mask"}, report.format_text()
-    wrong = [i for i in report.issues if i.obligation == "consumer-effective-mask"]
+    wrong = [i for i in report.issues if i.rule == "consumer-effective-mask"]
     # a top-level-only mask is never seen
-    assert wrong and all("mask False, expected true" in i.detail for i in wrong)
-    refused = [i for i in report.issues if i.obligation == "consumer-refuse-mask"]
-    assert any("'false'" in i.detail for i in refused)
+    assert wrong and all("mask False, expected true" in i.message for i in wrong)
+    refused = [i for i in report.issues if i.rule == "consumer-refuse-mask"]
+    assert any("'false'" in i.message for i in refused)
 
 
 def test_bool_coercing_reader_breaks_only_the_refusal() -> None:
     report = check_consumer(readers.bool_coercing_mask)
     assert set(report.broken()) == {"consumer-refuse-mask"}, report.format_text()
-    assert any("'false'" in i.detail and "returned True" in i.detail for i in report.issues)
+    assert any("'false'" in i.message and "returned True" in i.message for i in report.issues)
 
 
 def test_verl_reader_is_caught() -> None:
     report = check_consumer(readers.verl_reader, reads="both")
     assert set(report.broken()) == {"consumer-effective-mask", "consumer-refuse-mask", "consumer-refuse-reward"}
-    wrong = [i for i in report.issues if i.obligation == "consumer-effective-mask"]
-    assert wrong and all("expected true" in i.detail for i in wrong)
-    reward = [i for i in report.issues if i.obligation == "consumer-refuse-reward"]
-    assert any("'0.5'" in i.detail for i in reward), report.format_text()
+    wrong = [i for i in report.issues if i.rule == "consumer-effective-mask"]
+    assert wrong and all("expected true" in i.message for i in wrong)
+    reward = [i for i in report.issues if i.rule == "consumer-refuse-reward"]
+    assert any("'0.5'" in i.message for i in reward), report.format_text()
     skipping = check_consumer(readers.verl_reader, reads="both", invalid="skip")
     assert set(skipping.broken()) == {"consumer-effective-mask"}
 
@@ -178,7 +178,7 @@ def test_the_version_is_honoured_and_earlier_documents_apply() -> None:
     latest = check_consumer(effective_mask)
     assert old.ok and old.checked < latest.checked and old.version == "1.0.0"
     report = check_consumer(readers.latest_only, profile="core")
-    earlier = {i.vector for i in report.issues if i.obligation == "consumer-earlier-versions"}
+    earlier = {i.file for i in report.issues if i.rule == "consumer-earlier-versions"}
     assert "v1-0-reward-only" in earlier and all(v.startswith("v1-") for v in earlier), report.format_text()
 
 
@@ -192,7 +192,7 @@ def test_refusing_valid_documents_names_the_obligation() -> None:
 def test_text_readers_must_refuse_what_breaks_section_2_1() -> None:
     lax = check_consumer(readers.lax_text_mask, takes="text")
     assert set(lax.broken()) == {"consumer-refuse-json"}, lax.format_text()
-    assert any("json-duplicate-key" in i.detail for i in lax.issues)
+    assert any("json-duplicate-key" in i.message for i in lax.issues)
     strict = check_consumer(readers.strict_text_mask, takes="text")
     assert strict.ok, strict.format_text()
     assert strict.checked > check_consumer(effective_mask).checked  # the raw JSON-text vectors apply

@@ -42,7 +42,8 @@ def _run(language: str) -> list[dict[str, Any]]:
         pytest.skip(f"{language}: runner not built; `make test` builds every language")
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{language} runner failed: {done.stderr[-2000:]}"
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    # JSON Lines end at "\n" only: str.splitlines would also cut at a raw U+2028 inside a JSON string.
+    return [json.loads(line) for line in done.stdout.split("\n") if line.strip()]
 
 
 @pytest.fixture(scope="module", params=sorted(RUNNERS))

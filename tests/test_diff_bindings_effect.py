@@ -1,11 +1,12 @@
 """The differ's bindings direction, checked against the real Python generator.
 
-For each edit the generated pydantic models of both sides are built (datamodel-code-generator, the project's
-pinned options) and their public surface compared: class and alias names, each model's ``extra`` policy, and
-each field's type, requiredness and default. The differ must report a change that breaks ``bindings`` exactly
-when that surface changes: keywords whose removal keeps validation but changes generated code (explicit
-``additionalProperties``, a definition's ``title``, ``default``) are caught, and the spellings the differ calls
-equivalent (annotations, ``x-`` keywords, no-op bounds, ``const: null``) really leave the bindings alone.
+For each edit the generated pydantic models of both sides are built (generators/python_bindings.py, the
+renderer behind the package's own models) and their public surface compared: class and alias names, each
+model's ``extra`` policy, and each field's type, requiredness and default. The differ must report a change
+that breaks ``bindings`` exactly when that surface changes: keywords whose removal keeps validation but
+changes generated code (a definition's ``title``, ``default``) are caught, and the spellings the differ
+calls equivalent (annotations, ``x-`` keywords, no-op bounds, ``const: null``) really leave the bindings
+alone.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pydantic import BaseModel
 from test_diff_catalogue import BASE, ENTRIES, apply_patch, released, run_entry
 
 from generators.bundle import bundle
-from generators.python_bindings import MODEL_OPTIONS, _codegen
+from generators.python_bindings import models_source
 from verify_contract.diff import Break
 
 # Catalogue entries that edit only the main schema file (the generator input), by class of edit.
@@ -47,7 +48,7 @@ _module_ids = itertools.count()
 
 def public_surface(schema: dict[str, Any]) -> dict[str, Any]:
     """What code importing the generated models sees."""
-    source = _codegen(bundle(schema, released(BASE, "failure_kinds.schema.json")), MODEL_OPTIONS)
+    source = models_source(BASE, bundle(schema, released(BASE, "failure_kinds.schema.json")))
     name = f"_surface_{next(_module_ids)}"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{name}.py"

@@ -9,7 +9,7 @@ import pytest
 
 from verify_contract.diff import Bump, diff_specs, render_markdown
 from verify_contract.diff.lock import version_dirs
-from verify_contract.diff.rules import Severity
+from verify_contract.findings import Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = ROOT / "schema" / "versions"

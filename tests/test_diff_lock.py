@@ -9,7 +9,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from verify_contract.diff.lock import check_lock, compute_lock, main, read_lock, updated_lock, version_dirs
+from verify_contract.diff.lock import (
+    LOCK_RULE,
+    check_lock,
+    compute_lock,
+    main,
+    read_lock,
+    render,
+    updated_lock,
+    version_dirs,
+)
+from verify_contract.findings import Severity
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,18 +63,24 @@ def test_edited_released_file_is_caught(copy: Path) -> None:
     path = copy / "schema/versions/1.1.0/verify_response.schema.json"
     path.write_text(path.read_text(encoding="utf-8").replace("rollout", "episode"), encoding="utf-8")
     problems = check_lock(copy, read_lock(ROOT))
-    assert len(problems) == 1 and "1.1.0/verify_response.schema.json: released file changed" in problems[0]
+    assert len(problems) == 1 and "1.1.0/verify_response.schema.json: released file changed" in render(problems[0])
+    found = problems[0]
+    assert (found.rule, found.severity, found.file) == (
+        LOCK_RULE,
+        Severity.ERROR,
+        "schema/versions/1.1.0/verify_response.schema.json",
+    )
 
 
 def test_file_added_to_released_version_is_caught(copy: Path) -> None:
     (copy / "schema/versions/1.0.0/failure_kinds.schema.json").write_text("{}", encoding="utf-8")
-    assert any("file added to a released version" in p for p in check_lock(copy, read_lock(ROOT)))
+    assert any("file added to a released version" in p.message for p in check_lock(copy, read_lock(ROOT)))
 
 
 def test_released_version_removed_is_caught(copy: Path) -> None:
     shutil.rmtree(copy / "schema/versions/1.1.0")
     problems = check_lock(copy, read_lock(ROOT))
-    assert "released version 1.1.0 is missing" in problems
+    assert "released version 1.1.0 is missing" in [render(p) for p in problems]
 
 
 @pytest.mark.parametrize(
@@ -79,7 +95,7 @@ def test_released_version_removed_is_caught(copy: Path) -> None:
 )
 def test_registry_edits_to_released_kinds_are_caught(copy: Path, edit: object, expected: str) -> None:
     _edit_registry(copy, edit)
-    assert any(expected in p for p in check_lock(copy, read_lock(ROOT)))
+    assert any(expected in p.message for p in check_lock(copy, read_lock(ROOT)))
 
 
 def test_registry_may_grow_and_deprecate(copy: Path) -> None:
@@ -111,7 +127,7 @@ def test_new_version_is_locked_without_touching_released_entries(copy: Path) -> 
 
 def test_draft_older_than_a_release_is_caught(copy: Path) -> None:
     shutil.copytree(copy / "schema/versions/1.1.0", copy / "schema/versions/1.1.5")
-    assert any("1.1.5 is older than released" in p for p in check_lock(copy, read_lock(ROOT)))
+    assert any("1.1.5 is older than released" in p.message for p in check_lock(copy, read_lock(ROOT)))
 
 
 def test_updated_lock_refuses_a_broken_lock(copy: Path) -> None:

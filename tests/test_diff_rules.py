@@ -10,8 +10,9 @@ import yaml
 
 from generators.diff_rules_reference import OUTPUT, render
 from generators.registry import RegistryError, load_registry
-from verify_contract.diff.rules import RULES, Bump, Severity
-from verify_contract.registry import lint_registry, parse_registry
+from verify_contract.diff.rules import RULES, Bump
+from verify_contract.findings import Severity
+from verify_contract.registry import lint_findings, parse_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = ROOT / "schema" / "registry" / "failure_kinds.yaml"
@@ -74,7 +75,7 @@ def _variants() -> list[tuple[str, str]]:
 
 def test_repository_registry_is_clean_for_both_loaders() -> None:
     load_registry(REGISTRY, VERSIONS)
-    assert lint_registry(parse_registry(REGISTRY.read_text(encoding="utf-8"), VERSIONS)) == []
+    assert lint_findings(parse_registry(REGISTRY.read_text(encoding="utf-8"), VERSIONS)) == []
 
 
 @pytest.mark.parametrize(("name", "text"), _variants(), ids=[name for name, _ in _variants()])
@@ -83,4 +84,4 @@ def test_lint_rejects_what_the_generators_reject(name: str, text: str, tmp_path:
     path.write_text(text, encoding="utf-8")
     with pytest.raises(RegistryError):
         load_registry(path, VERSIONS)
-    assert lint_registry(parse_registry(text, VERSIONS)), name
+    assert lint_findings(parse_registry(text, VERSIONS)), name

@@ -7,9 +7,11 @@ random mutations of valid lines; it runs at every contract version and in both p
 from __future__ import annotations
 
 import copy
+import importlib.util
 import itertools
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -52,11 +54,19 @@ def test_corpus_covers_every_status() -> None:
 
 
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
-def test_string_rewards_are_filled_in(version: str, profile: Profile) -> None:
-    # The template holds at every version (the corpus lines above prove its findings are the reference's).
-    reward = contract_model(version).role("reward")
+def test_wrong_types_and_malformed_kinds_are_stood_in_for(version: str, profile: Profile) -> None:
+    # The stand-ins hold at every version (the corpus lines below prove their findings are the reference's).
+    model = contract_model(version)
+    reward, mask = model.role("reward"), model.role("mask")
     assert reward is not None
-    assert check_compose.string_type_template(version, profile, reward.name) is not None
+    for kind in (str, list, dict):
+        assert check_compose.stand_in_holds(version, profile, reward.pointer, kind.__name__)
+    assert not check_compose.stand_in_holds(version, profile, reward.pointer, "float")  # an allowed type
+    if mask is not None:
+        assert check_compose.stand_in_holds(version, profile, mask.pointer, "int")
+    kind_field = model.role("failure_kind")
+    if kind_field is not None and kind_field.constraints:
+        assert check_compose.stand_in_holds(version, profile, kind_field.pointer, "str")
 
 
 @pytest.mark.parametrize(("version", "profile"), [("1.2.0", "core"), ("1.0.0", "gym")])
@@ -121,6 +131,35 @@ def test_report_same_as_reference_only(version: str, profile: Profile) -> None:
     assert fast == slow
     assert fast.lines == fast.valid + fast.invalid + fast.blank == len(LINES)
     assert fast.invalid > 1000
+
+
+def _gen_corpus() -> Any:
+    """benchmarks/gen_corpus.py (stdlib only), whose distinct-defect corpora the benchmark times."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "gen_corpus.py"
+    spec = importlib.util.spec_from_file_location("gen_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Every invalid line's defect different: new wrong values, malformed and unregistered kinds, cut points,
+# NaN places and duplicate names on every line (what the memo cannot share and the stand-ins must get right).
+DISTINCT = {
+    size: "".join(line + "\n" for line in _gen_corpus().generate(lines, size, 7, 0.2, "distinct")[0]).encode()
+    for size, lines in (("small", 2500), ("large", 150))
+}
+
+
+@pytest.mark.parametrize(("version", "profile"), COMBOS)
+@pytest.mark.parametrize("size", sorted(DISTINCT))
+def test_distinct_defect_corpora_same_as_reference_only(version: str, profile: Profile, size: str) -> None:
+    check.clear_caches()
+    data = DISTINCT[size]
+    fast = check_chunk(data, 1, size, CheckOptions(version, profile, max_findings=10**6))
+    slow = check_chunk(data, 1, size, CheckOptions(version, profile, max_findings=10**6, fast=False))
+    assert fast == slow
+    assert fast.invalid > 0 and len(fast.findings) > fast.lines // 20
 
 
 def _typed(value: object) -> object:

@@ -7,17 +7,13 @@ reference's."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import random
-import sys
-import types
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from python_targets import PYTHON_TARGETS, decoder, import_path, render_python_target
 
-from verify_contract.codegen import Request, render
 from verify_contract.contract import contract_model
 from verify_contract.mask import MaskTypeError, effective_mask
 from verify_contract.validation import validate
@@ -34,19 +30,6 @@ VALUES: list[Any] = [
     "kill_shaped", [], [1, "a"], [{"type": "message"}], {}, {"mask_sample": True}, {"mask_sample": "yes"},
     {"mask_sample": None}, {"output": []}, {"output": {}},
 ]  # fmt: skip
-
-
-def _module(target: str, version: str, profile: str, directory: Path) -> types.ModuleType:
-    (text,) = render(Request(target, version, profile)).values()
-    name = f"differential_{target.replace('-', '_')}_{version.replace('.', '_')}_{profile}"
-    path = directory / f"{name}.py"
-    path.write_text(text, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _documents(version: str, profile: str, seed: int) -> list[dict[str, Any]]:
@@ -82,16 +65,8 @@ def _reference_mask(document: dict[str, Any]) -> bool | None:
 @pytest.mark.parametrize("profile", ["core", "gym"])
 @pytest.mark.parametrize("version", CONTRACT_VERSIONS)
 def test_python_targets_agree_with_the_reference(version: str, profile: str, tmp_path: Path) -> None:
-    modules = {
-        t: _module(t, version, profile, tmp_path) for t in ("python-typeddict", "python-dataclass", "python-pydantic")
-    }
-    root = "GymVerifyResponse" if profile == "gym" else "VerifyResponse"
-    reader = "read_" + ("gym_verify_response" if profile == "gym" else "verify_response")
-    decoders: dict[str, Callable[[Any], Any]] = {
-        "python-typeddict": getattr(modules["python-typeddict"], reader),
-        "python-dataclass": getattr(modules["python-dataclass"], root).from_dict,
-        "python-pydantic": getattr(modules["python-pydantic"], root).model_validate,
-    }
+    modules = {t: import_path(render_python_target(t, version, profile, tmp_path)) for t in PYTHON_TARGETS}
+    decoders = {target: decoder(module, target, profile) for target, module in modules.items()}
     disagreements: list[str] = []
     checked = {True: 0, False: 0}
     for document in _documents(version, profile, seed=hash((version, profile)) & 0xFFFF):

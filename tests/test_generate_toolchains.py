@@ -4,9 +4,12 @@ generated code, and a small program of that language runs every conformance vect
 One downstream project per language holds every version and profile (plus the constants target), so
 each toolchain runs once: tsc (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess), gofmt +
 go vet + go run, rustfmt + cargo build. The generated decoders are strict in all three languages, so
-invalid vectors must be refused. Vectors given as raw JSON text are the JSON parser's (see
-tests/test_generate.py) and not run here. Big integers: TypeScript's JSON.parse reads doubles, so the
-round trip is compared by value as the language parsed it (documented in the generated file).
+invalid vectors must be refused. The Go and Rust decoders take the JSON text and enforce the contract's
+text rules they can see (a member name repeated at any depth, nesting deeper than the contract allows), so
+the raw-text vectors of those rules run through them too; TypeScript's decoder takes a parsed value, and
+the other raw-text rules are the JSON parser's (see tests/test_generate.py). Big integers: TypeScript's
+JSON.parse reads doubles, so the round trip is compared by value as the language parsed it (documented in
+the generated file).
 """
 
 from __future__ import annotations
@@ -76,6 +79,53 @@ def cases() -> list[dict[str, Any]]:
     return found
 
 
+# The JSON text rules the Go and Rust decoders enforce themselves (json.Decoder's token stream, a serde
+# visitor): a raw-text vector whose only defects are among them must be refused, and one with none decoded.
+TEXT_RULES = frozenset({"json-duplicate-key", "json-too-deep"})
+LATEST_CORE = f"{CONTRACT_VERSIONS[-1]}/core"
+# Texts the corpus does not spell out: repeats behind an escape and deep inside an unknown member (next to
+# its twin without the repeat, which must decode, so the refusal is the repeat's doing), and a document
+# followed by something that is not JSON.
+TEXT_EXTRAS = {
+    "repeat-escaped-name": ('{"reward": 0.5, "rew\\u0061rd": 0.5}', False),
+    "repeat-in-unknown-member": ('{"reward": 0.5, "extra": {"a": [{"b": 1, "b": 1}]}}', False),
+    "repeat-in-unknown-member-twin": ('{"reward": 0.5, "extra": {"a": [{"b": 1, "c": 1}]}}', True),
+    "trailing-garbage": ('{"reward": 0.5} x', False),
+}
+
+
+def text_cases() -> list[dict[str, Any]]:
+    """The JSON-text vectors (vectors/json-text.json) whose defects, if any, are all in TEXT_RULES, then
+    TEXT_EXTRAS. (Big-integer vectors are raw text too, but about values, not text rules.)"""
+    found = [
+        {
+            "id": v.id,
+            "combo": f"{v.contract_version}/{v.profile}",
+            "text": v.text,
+            "instance": json.loads(v.text) if v.valid else None,
+            "valid": v.valid,
+            "round_trip": v.round_trip,
+            "effective_mask": v.effective_mask,
+        }
+        for v in VECTORS
+        if not v.has_instance and Path(v.file).name == "json-text.json" and set(v.findings) <= TEXT_RULES
+    ]
+    assert {"text-duplicate-key", "text-duplicate-nested-key", "text-depth-101"} <= {c["id"] for c in found}
+    for case_id, (text, valid) in TEXT_EXTRAS.items():
+        found.append(
+            {
+                "id": case_id,
+                "combo": LATEST_CORE,
+                "text": text,
+                "instance": json.loads(text) if valid else None,
+                "valid": valid,
+                "round_trip": valid,
+                "effective_mask": False if valid else None,
+            }
+        )
+    return found
+
+
 def emit(target: str, out: str, version: str, profile: str, **params: str) -> None:
     """Generate like a downstream project would: the CLI for shipped versions, the same renderer over the
     in-memory model for the synthetic next version."""
@@ -106,16 +156,16 @@ def run(command: list[str], cwd: Path, **env: str) -> str:
     return done.stdout
 
 
-def write_cases(path: Path) -> None:
-    payload = [{"id": c["id"], "combo": c["combo"], "text": json.dumps(c["instance"])} for c in cases()]
+def write_cases(path: Path, chosen: list[dict[str, Any]]) -> None:
+    payload = [{"id": c["id"], "combo": c["combo"], "text": c.get("text") or json.dumps(c["instance"])} for c in chosen]
     path.write_text(json.dumps(payload), encoding="utf-8")
 
 
-def judge(language: str, output: str) -> None:
+def judge(language: str, output: str, chosen: list[dict[str, Any]]) -> None:
     """Each output line: {"id", "ok", "encoded", "mask", "mask_refused"}; compared with the expectations."""
     lines = {line["id"]: line for line in (json.loads(text) for text in output.splitlines() if text.strip())}
     problems = []
-    for case in cases():
+    for case in chosen:
         line = lines.get(case["id"])
         if line is None:
             problems.append(f"{case['id']}: no result")
@@ -206,8 +256,9 @@ def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     (tmp_path / "main.go").write_text(GO_MAIN.format(imports=imports, entries=entries))
     assert run(["gofmt", "-l", "."], tmp_path).strip() == "", "generated Go is not gofmt-clean"
     run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
-    write_cases(tmp_path / "cases.json")
-    judge("go", run(["go", "run", ".", "cases.json"], tmp_path, GOFLAGS="-mod=mod"))
+    chosen = cases() + text_cases()
+    write_cases(tmp_path / "cases.json", chosen)
+    judge("go", run(["go", "run", ".", "cases.json"], tmp_path, GOFLAGS="-mod=mod"), chosen)
 
 
 # -- Rust ----------------------------------------------------------------------------------------------
@@ -269,9 +320,10 @@ def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     generated = [str(p) for p in src.glob("*.rs") if p.name != "main.rs"]
     run(["rustfmt", "--check", "--edition", "2021", *generated], tmp_path)
     run(["cargo", "build", "--quiet"], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
-    write_cases(tmp_path / "cases.json")
+    chosen = cases() + text_cases()
+    write_cases(tmp_path / "cases.json", chosen)
     binary = RUST_TARGET / "debug" / "downstream"
-    judge("rust", run([str(binary), "cases.json"], tmp_path))
+    judge("rust", run([str(binary), "cases.json"], tmp_path), chosen)
 
 
 # -- TypeScript ----------------------------------------------------------------------------------------
@@ -345,5 +397,5 @@ def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> N
     )
     (src / "main.ts").write_text(TS_MAIN.format(imports=imports, entries=entries))
     run([str(TSC), "-p", "tsconfig.json"], tmp_path)
-    write_cases(tmp_path / "cases.json")
-    judge("typescript", run(["node", "dist/main.js", "cases.json"], tmp_path))
+    write_cases(tmp_path / "cases.json", cases())
+    judge("typescript", run(["node", "dist/main.js", "cases.json"], tmp_path), cases())

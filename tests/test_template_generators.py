@@ -10,7 +10,6 @@ The next version is resolved in memory (tests/drill_model.py): nothing in the re
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import os
 import shutil
@@ -20,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from python_targets import PYTHON_TARGETS, decoder, import_path, render_python_target
 
 from generators import go_bindings, rust_bindings
 from generators.registry import FailureKind
 from verify_contract.codegen import Request, render
 from verify_contract.jsonio import json_equal
 
-from drill_model import NEW_FIELDS, NEXT, documents, next_version_data
+from drill_model import GYM_REQUIRED, NEW_FIELDS, NEXT, documents, next_version_data
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
@@ -49,27 +49,13 @@ def test_model_holds_every_new_field(next_version: Any) -> None:
 
 
 @pytest.mark.parametrize("profile", ["core", "gym"])
-@pytest.mark.parametrize("target", ["python-typeddict", "python-dataclass", "python-pydantic"])
+@pytest.mark.parametrize("target", PYTHON_TARGETS)
 def test_python_targets_judge_the_new_fields(next_version: Any, target: str, profile: str, tmp_path: Path) -> None:
     bundles, _, models = next_version
-    files = render(Request(target, NEXT, profile, model=models[NEXT], schema=bundles[NEXT]))
-    (text,) = files.values()
-    path = tmp_path / f"drill_{target.replace('-', '_')}_{profile}.py"
-    path.write_text(text, encoding="utf-8")
+    path = render_python_target(target, NEXT, profile, tmp_path, model=models[NEXT], schema=bundles[NEXT])
     done = subprocess.run([sys.executable, "-m", "mypy", "--strict", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module  # dataclasses and pydantic resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    root = "GymVerifyResponse" if profile == "gym" else "VerifyResponse"
-    if target == "python-typeddict":
-        decode = getattr(module, "read_" + ("gym_verify_response" if profile == "gym" else "verify_response"))
-    elif target == "python-dataclass":
-        decode = getattr(module, root).from_dict
-    else:
-        decode = getattr(module, root).model_validate
+    decode = decoder(import_path(path), target, profile)
     wrong = []
     for case, document, valid in documents(profile):
         try:
@@ -81,7 +67,7 @@ def test_python_targets_judge_the_new_fields(next_version: Any, target: str, pro
             wrong.append(case)
     assert wrong == []
     if profile == "gym":
-        missing = {k: v for k, v in documents("gym")[0][1].items() if k != "episode_id"}
+        missing = {k: v for k, v in documents("gym")[0][1].items() if k != GYM_REQUIRED}
         with pytest.raises(Exception):  # noqa: B017 - any of the targets' error types
             decode(missing)
 
@@ -90,7 +76,7 @@ def test_python_targets_judge_the_new_fields(next_version: Any, target: str, pro
 def test_other_targets_render_the_new_fields(next_version: Any, target: str) -> None:
     bundles, _, models = next_version
     (text,) = render(Request(target, NEXT, "gym", model=models[NEXT], schema=bundles[NEXT])).values()
-    for name in [*NEW_FIELDS, "episode_id", "wall_s"]:
+    for name in [*NEW_FIELDS, GYM_REQUIRED, "wall_s"]:
         assert name in text, (target, name)
 
 

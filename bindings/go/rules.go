@@ -23,9 +23,6 @@ type SchemaRule struct {
 	Types   []string `json:"types,omitempty"`
 }
 
-// FallbackRule is the rule of a violation at a location the table does not name.
-const FallbackRule = "schema-violation"
-
 //go:embed schema_rules_gen.json
 var schemaRulesJSON []byte
 

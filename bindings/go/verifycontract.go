@@ -19,14 +19,9 @@ import (
 	"github.com/verify-contract/verify-contract/bindings/go/jsonwire"
 )
 
-// Profile names a set of required fields: Core (what a trainer needs) or Gym (Core plus the
-// request echo and the model response).
+// Profile names a set of required fields; the profiles (Core, Gym, ...) and DefaultProfile are
+// generated from the contract (versions_gen.go).
 type Profile string
-
-const (
-	Core Profile = "core"
-	Gym  Profile = "gym"
-)
 
 // Encodable is a generated profile type of one contract version, as a value or a pointer,
 // e.g. v1_2_0.VerifyResponse.
@@ -61,7 +56,7 @@ func lookup(version string, profile Profile) (*binding, error) {
 			return &bindings[i], nil
 		}
 	}
-	return nil, fmt.Errorf("unknown contract version %q or profile %q (versions: %v; profiles: core, gym)", version, profile, Versions)
+	return nil, fmt.Errorf("unknown contract version %q or profile %q (versions: %v; profiles: %v)", version, profile, Versions, Profiles)
 }
 
 // refuseLoading keeps the validator offline: every schema it needs is embedded.
@@ -163,9 +158,11 @@ func Encode(doc Encodable) ([]byte, error) {
 // ErrMaskType is a mask field holding a non-boolean: refuse the document rather than guess.
 var ErrMaskType = errors.New("mask field is not a boolean")
 
-// EffectiveMask is mask_sample OR the legacy instance_config.mask_sample (read until contract
-// 2.0); absent means false. doc is a parsed document (from Parse) or a generated type. A present
-// non-boolean (null included) is an error wrapping ErrMaskType: "false" must not become true.
+// EffectiveMask is the mask a trainer must honour (SPEC 4.2): true when any mask location of the
+// newest contract version (maskPaths: the mask and its legacy location, read on every 1.x document)
+// holds true; absent means false, and so does a location under a member that is not an object. doc is
+// a parsed document (from Parse) or a generated type. A present non-boolean (null included) is an
+// error wrapping ErrMaskType that names the location: "false" must not become true.
 func EffectiveMask(doc any) (bool, error) {
 	if typed, ok := doc.(Encodable); ok {
 		data, err := typed.MarshalJSON()
@@ -180,32 +177,35 @@ func EffectiveMask(doc any) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("the document is %T, not an object", doc)
 	}
-	masked, err := flag(object, "mask_sample")
-	if err != nil {
-		return false, err
-	}
-	if config, ok := object["instance_config"].(map[string]any); ok {
-		legacy, err := flag(config, "instance_config.mask_sample")
+	masked := false
+	for _, path := range maskPaths {
+		set, err := flag(object, path)
 		if err != nil {
 			return false, err
 		}
-		masked = masked || legacy
+		masked = masked || set
 	}
 	return masked, nil
 }
 
-func flag(object map[string]any, where string) (bool, error) {
-	name := where
-	if i := strings.LastIndexByte(where, '.'); i >= 0 {
-		name = where[i+1:]
+// flag is the boolean at path (member names from the document root); absent, or under a member that
+// is not an object, is false.
+func flag(document map[string]any, path []string) (bool, error) {
+	holder := document
+	for _, name := range path[:len(path)-1] {
+		inner, ok := holder[name].(map[string]any)
+		if !ok {
+			return false, nil
+		}
+		holder = inner
 	}
-	value, present := object[name]
+	value, present := holder[path[len(path)-1]]
 	if !present {
 		return false, nil
 	}
 	b, ok := value.(bool)
 	if !ok {
-		return false, fmt.Errorf("%w: %s is %v", ErrMaskType, where, value)
+		return false, fmt.Errorf("%w: %s is %v", ErrMaskType, strings.Join(path, "."), value)
 	}
 	return b, nil
 }

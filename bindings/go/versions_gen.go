@@ -23,3 +23,29 @@ var bindings = []binding{
 	{version: v1_2_0.ContractVersion, profile: Core, schema: v1_2_0.Schema, ref: "#/$defs/VerifyResponse", newDocument: func() Document { return new(v1_2_0.VerifyResponse) }},
 	{version: v1_2_0.ContractVersion, profile: Gym, schema: v1_2_0.Schema, ref: "#/$defs/GymVerifyResponse", newDocument: func() Document { return new(v1_2_0.GymVerifyResponse) }},
 }
+
+// The profiles of the newest contract version, each the root of one set of required fields.
+const (
+	// Core is the "core" profile, rooted at #/$defs/VerifyResponse.
+	// Core profile: what a trainer needs from one scored rollout.
+	Core Profile = "core"
+	// Gym is the "gym" profile, rooted at #/$defs/GymVerifyResponse.
+	// Gym profile: the core profile plus the request echo and the model response that NeMo Gym's BaseVerifyResponse carries.
+	Gym Profile = "gym"
+)
+
+// Profiles lists every profile, in the contract's order.
+var Profiles = []Profile{Core, Gym}
+
+// DefaultProfile is the profile tools use when none is given.
+const DefaultProfile = Core
+
+// maskPaths are where the effective mask is read (SPEC 4.2), member names from the document root: the
+// newest contract version's mask, then its legacy location. Every 1.x document is read at all of them.
+var maskPaths = [][]string{
+	{"mask_sample"},
+	{"instance_config", "mask_sample"},
+}
+
+// FallbackRule is the rule of a violation at a location the table does not name.
+const FallbackRule = "schema-violation"

@@ -360,7 +360,8 @@ def _runners(run: Run, directory: Path, languages: list[str]) -> None:
         if done.returncode != 0:
             run.problems.append(f"{language} runner failed: {done.stderr[-500:]}")
             continue
-        lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+        # JSON Lines end at "\n" only: str.splitlines would also cut at a raw U+2028 inside a JSON string.
+        lines = [json.loads(line) for line in done.stdout.split("\n") if line.strip()]
         if len(lines) != len(tests):
             run.problems.append(f"{language}: {len(lines)} lines for {len(tests)} documents")
             continue

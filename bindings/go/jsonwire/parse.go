@@ -14,10 +14,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDepth is the deepest nesting of arrays and objects a document may have; the top-level
-// object is depth 1.
-const MaxDepth = 100
-
 // Rule identifies what is wrong with a JSON text; the ids are the contract's finding rules.
 type Rule string
 

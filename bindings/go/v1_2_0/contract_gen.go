@@ -191,8 +191,8 @@ func (VerifyResponse) ContractVersion() string { return ContractVersion }
 // ContractProfile is the profile VerifyResponse describes.
 func (VerifyResponse) ContractProfile() string { return "core" }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
-// the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and constraints and
+// keeping the others in Extra.
 func (r *VerifyResponse) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -304,8 +304,8 @@ type InstanceConfig struct {
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
-// the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and constraints and
+// keeping the others in Extra.
 func (r *InstanceConfig) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -394,8 +394,8 @@ func (GymVerifyResponse) ContractVersion() string { return ContractVersion }
 // ContractProfile is the profile GymVerifyResponse describes.
 func (GymVerifyResponse) ContractProfile() string { return "gym" }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
-// the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and constraints and
+// keeping the others in Extra.
 func (r *GymVerifyResponse) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -521,8 +521,8 @@ type ResponsesCreateParams struct {
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
-// the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and constraints and
+// keeping the others in Extra.
 func (r *ResponsesCreateParams) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {
@@ -554,8 +554,8 @@ type Response struct {
 	layout jsonwire.Layout // member order and explicit nulls of a decoded document
 }
 
-// UnmarshalJSON decodes a JSON object, checking each declared member's type and keeping
-// the others in Extra.
+// UnmarshalJSON decodes a JSON object, checking each declared member's type and constraints and
+// keeping the others in Extra.
 func (r *Response) UnmarshalJSON(data []byte) error {
 	members, err := jsonwire.ReadObject(data)
 	if err != nil {

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import regress
 
 MODEL_FORMAT = "verify-contract-model/1"
 JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
@@ -124,6 +125,8 @@ class _Resolver:
         patterns: list[str] = []
         enums: list[tuple[str | None, list[Any]]] = []
         for branch, branch_named in branches:
+            if "const" in branch and branch["const"] is None and "type" not in branch:
+                branch = {**{k: v for k, v in branch.items() if k != "const"}, "type": "null"}  # {const: null}
             extra = {k for k in branch if k not in ANNOTATIONS | {"type", "pattern", "enum"}}
             if extra:
                 raise ResolveError(f"anyOf branch with {sorted(extra)} cannot be resolved")
@@ -141,10 +144,10 @@ class _Resolver:
             raise ResolveError("pattern or enum beside anyOf cannot be resolved")
         enum_ref = None
         if patterns:
-            grammar = re.compile(patterns[0].replace("\\z", "$"))
+            grammar = _ecma_regex(patterns[0])
             for name, values in enums:
                 # A registered name must be well formed, so the enum branch adds no valid string.
-                if any(not isinstance(v, str) or not grammar.fullmatch(v) for v in values):
+                if any(not isinstance(v, str) or grammar.find(v) is None for v in values):
                     raise ResolveError(f"enum values of {name} outside the pattern {patterns[0]!r}")
                 enum_ref = name
             constraints["pattern"] = patterns[0]
@@ -154,6 +157,17 @@ class _Resolver:
         result["constraints"] = constraints
         result["enum_ref"] = enum_ref
         return result
+
+
+def _ecma_regex(pattern: str) -> regress.Regex:
+    """``pattern`` as the schema means it: ECMA-262, matching anywhere unless anchored (JSON Schema
+    2020-12, 6.3.3), as the reference validator evaluates it. Python's ``re`` differs (``\\w`` and ``\\d``
+    match non-ASCII letters and digits, ``(?<name>`` is a syntax error), so it could pass a registered
+    name the schema refuses."""
+    try:
+        return regress.Regex(pattern)
+    except regress.RegressError as error:
+        raise ResolveError(f"pattern {pattern!r} is not an ECMA-262 regular expression: {error}") from error
 
 
 def _types(declared: Any) -> list[str]:

@@ -17,18 +17,30 @@ import from ``verify_contract.check``.
 
 from __future__ import annotations
 
-import multiprocessing
+import mmap
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.pool import AsyncResult
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from verify_contract import fastpath
 from verify_contract.check_lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
-from verify_contract.check_reference import Outcome, document_outcome, reference_outcome
 from verify_contract.check_report import DEFAULT_MAX_FINDINGS, KIND_CLASSES, LocatedFinding, Report, Tally, dumps_report
-from verify_contract.inputs import InputError, Source, chunks, read_all, resolve
+from verify_contract.inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
+
+    from verify_contract.check_reference import Outcome, document_outcome, reference_outcome
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the reference's names, kept here for scripts, without importing the reference up front.
+    if name in ("Outcome", "document_outcome", "reference_outcome"):
+        from verify_contract import check_reference
+
+        return getattr(check_reference, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_MAX_FINDINGS",
@@ -54,27 +66,80 @@ Progress = Callable[[int, int], None]
 """Called with (bytes read so far, lines checked so far)."""
 
 
-def _check_chunk_task(task: tuple[bytes, int, str, CheckOptions]) -> Tally:
-    return check_chunk(*task)
+RANGE_BYTES = 16 << 20
+"""With --jobs, a plain file is cut into byte ranges of this size that the workers read themselves."""
+
+
+def _line_start(data: mmap.mmap, offset: int) -> int:
+    """The first line start at or after ``offset`` (a line belongs to the range it starts in)."""
+    if offset <= 0:
+        return 0
+    newline = data.find(b"\n", offset - 1)
+    return len(data) if newline < 0 else newline + 1
+
+
+def _check_range_task(task: tuple[str, int, int, str, CheckOptions]) -> Tally:
+    """A worker: the lines starting in [start, stop) of a plain file, read by the worker from the page cache
+    (nothing but the task and the tally crosses the pipe); line numbers counted from the range's first."""
+    path, start, stop, name, options = task
+    tally = Tally(options.max_findings)
+    with open(path, "rb") as stream:
+        try:
+            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # emptied since the range was planned
+            return tally
+        with data, memoryview(data) as view:
+            begin, end = _line_start(data, start), _line_start(data, stop)
+            while begin < end:
+                cut = data.rfind(b"\n", begin, min(begin + CHUNK_BYTES, end)) + 1
+                if cut <= begin:  # a line longer than a chunk: the whole line
+                    cut = min(_line_start(data, begin + CHUNK_BYTES), end)
+                room = options.max_findings - len(tally.findings)
+                tally.merge(check_chunk(view[begin:cut], tally.lines + 1, name, options, room))
+                begin = cut
+    return tally
+
+
+def _check_chunk_task(task: tuple[bytes, str, CheckOptions]) -> Tally:
+    chunk, name, options = task
+    return check_chunk(chunk, 1, name, options)
 
 
 def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[tuple[Any, ...]]:
-    """("doc", name, text) for a .json file, ("lines", chunk, first chunk of its source?, name) for JSONL."""
+    """Per source, in order: ("doc", name, text) for a .json file; for JSONL, ("lines", chunk, first?, name)
+    with chunks of whole lines (views into a reused buffer), or with --jobs, for a plain file,
+    ("range", path, start, stop, first?, name)."""
     for source in sources:
         report.files += 1
         try:
             if source.is_document:
                 yield ("doc", source.name, read_all(source))
                 continue
+            if options.jobs > 1 and source.path is not None and plain_file(source):
+                size = source.path.stat().st_size
+                for start in range(0, size, RANGE_BYTES):
+                    yield ("range", str(source.path), start, min(start + RANGE_BYTES, size), start == 0, source.name)
+                continue
             first = True
-            for chunk in chunks(source):
+            for chunk in line_views(source):
                 yield ("lines", chunk, first, source.name)
                 first = False
         except InputError as error:
             report.input_errors.append(str(error))
 
 
+def _rebased(tally: Tally, lines_before: int) -> Tally:
+    """A worker's tally, its line numbers counted from the first line of its task, placed in its source."""
+    if lines_before:
+        tally.findings = [
+            LocatedFinding(f.path, None if f.line is None else f.line + lines_before, f.finding) for f in tally.findings
+        ]
+    return tally
+
+
 def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
+    from verify_contract.check_reference import reference_outcome
+
     tally = Tally(options.max_findings)
     tally.lines = 1  # a .json file is one document, even when empty (SPEC 2.1: not a JSON text)
     tally.add(reference_outcome(text, options.version, options.profile), name, None)
@@ -93,8 +158,8 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
             progress(done_bytes, report.lines)
 
     tasks = _tasks(sources, options, report)
-    line = 1  # of the next chunk in its source
     if options.jobs <= 1:
+        line = 1  # of the next chunk in its source
         for task in tasks:
             if task[0] == "doc":
                 absorb(_document_tally(task[1], task[2], options), len(task[2]))
@@ -104,24 +169,37 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
                 line += tally.lines
                 absorb(tally, len(task[1]))
         return report
-    # Several processes, results merged in input order: the report is the single-process one.
+    # Several processes, results merged in input order: the report is the single-process one. Each task's
+    # line numbers start at 1 and are placed in their source as the results are merged.
+    import multiprocessing  # ~15 ms of start-up: only --jobs 2 and more need it
+
     context = multiprocessing.get_context()
-    pending: deque[tuple[AsyncResult[Tally] | Tally, int]] = deque()
+    pending: deque[tuple[AsyncResult[Tally] | Tally, int, bool]] = deque()
+    lines_before = 0  # lines of the current source merged so far
+
+    def merge_next() -> None:
+        nonlocal lines_before
+        result, size, first = pending.popleft()
+        tally = result if isinstance(result, Tally) else result.get()
+        lines_before = 0 if first else lines_before
+        absorb(_rebased(tally, lines_before), size)
+        lines_before += tally.lines
+
     with context.Pool(options.jobs) as pool:
         for task in tasks:
             if task[0] == "doc":
-                pending.append((_document_tally(task[1], task[2], options), len(task[2])))
-            else:
-                line = 1 if task[2] else line
-                work = (task[1], line, task[3], options)
-                line += fastpath.count_lines(task[1])
-                pending.append((pool.apply_async(_check_chunk_task, (work,)), len(task[1])))
+                pending.append((_document_tally(task[1], task[2], options), len(task[2]), True))
+            elif task[0] == "range":
+                _, path, start, stop, first, name = task
+                work = (path, start, stop, name, options)
+                pending.append((pool.apply_async(_check_range_task, (work,)), stop - start, first))
+            else:  # stdin or gzip: the parent reads, the chunk is sent
+                chunk = bytes(task[1])
+                pending.append((pool.apply_async(_check_chunk_task, ((chunk, task[3], options),)), len(chunk), task[2]))
             while len(pending) > 2 * options.jobs:  # bounded: memory stays flat
-                result, size = pending.popleft()
-                absorb(result if isinstance(result, Tally) else result.get(), size)
+                merge_next()
         while pending:
-            result, size = pending.popleft()
-            absorb(result if isinstance(result, Tally) else result.get(), size)
+            merge_next()
     return report
 
 

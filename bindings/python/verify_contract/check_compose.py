@@ -7,15 +7,16 @@ declines a profile where it does not hold): the document itself has no keyword b
 of a document are the root's ``required`` findings followed, in member-name order, by each declared
 member's own findings (validation sorts them by path); and a member's findings depend only on its
 *shape*: a value of an allowed type without constraints is judged by its type alone (its declared members
-each by their own shape), anything else by its whole value. The semantic rules read only the fields
-playing the SPEC roles. tests/test_differential.py compares the result with ``validate`` on every line of
-its corpora, including one generated from each version's model.
+each by their own shape), a value the schema refuses by its type alone (or a string by whether it matches
+the field's one pattern) through a stand-in (see "Stand-ins" below), anything else by its whole value. The
+semantic rules are the reference's own function, run on the document. tests/test_differential.py compares
+the result with ``validate`` on every line of its corpora, including one generated from each version's
+model and the benchmark's distinct-defect corpora.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
 
@@ -25,7 +26,6 @@ from verify_contract import validation
 from verify_contract.check_reference import Outcome, document_outcome, facts, reference_outcome
 from verify_contract.contract import ContractModel, Field, contract_model
 from verify_contract.findings import Finding
-from verify_contract.validation import SEMANTIC_ROLES, value_at
 from verify_contract.versions import Profile
 
 _CANONICAL: dict[type, Any] = {type(None): None, bool: False, str: "", int: 0, float: 0, list: []}
@@ -41,8 +41,6 @@ class Plan:
     base: dict[str, Any]
     """A valid document holding only the required members."""
     required: frozenset[str]
-    role_paths: tuple[tuple[str, ...], ...]
-    """Where the fields the semantic rules read live."""
     judged_by_type: dict[str, frozenset[type]]
     """Per field without constraints: the Python types of values its type alone judges (a float where only
     integers are allowed is not among them: such a value is kept whole, which is exact, just shared less)."""
@@ -86,12 +84,10 @@ def _build_plan(model: ContractModel, profile: Profile) -> Plan | None:
         base = {f.name: _minimal(f, children, profile) for f in members if profile in f.required_in}
     except LookupError:
         return None  # a required member with constraints: no known valid value to compose around
-    roles = tuple(model.roles[role] for role in SEMANTIC_ROLES if role in model.roles)
-    role_paths = tuple(f.path for f in fields if f.pointer in roles)
     judged = {
         f.pointer: frozenset(t for name in f.types for t in _PYTHON_TYPES[name]) for f in fields if not f.constraints
     }
-    return Plan(members, children, base, frozenset(base), role_paths, judged)
+    return Plan(members, children, base, frozenset(base), judged)
 
 
 @cache
@@ -100,81 +96,175 @@ def plan(version: str, profile: Profile) -> Plan | None:
     return _build_plan(contract_model(version), profile)
 
 
-def _shape(field: Field, value: Any, layout: Plan) -> Any:
-    """The part of a member's value its schema findings can depend on."""
-    kind = type(value)
-    if kind not in layout.judged_by_type.get(field.pointer, ()):
-        return value  # constrained, or a type the schema refuses (the message quotes the value)
-    if kind is dict:
-        return {
-            child.name: _shape(child, value[child.name], layout)
-            for child in layout.children.get(field.pointer, ())
-            if child.name in value
-        }
-    return _CANONICAL[kind]
+# Per member, the findings of a shape are memoised; a shape is small and the memo is capped (in entries
+# and in key size), so that memory stays flat however many distinct lines a file holds.
+MEMBER_MEMO_ENTRIES = 4096
+MEMBER_MEMO_KEY_BYTES = 4096
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=MEMBER_MEMO_ENTRIES)
 def _member_findings(version: str, profile: Profile, member: str, shape_json: bytes) -> tuple[Finding, ...]:
+    return _judge_member(version, profile, member, orjson.loads(shape_json))
+
+
+def _judge_member(version: str, profile: Profile, member: str, shape: Any) -> tuple[Finding, ...]:
     layout = plan(version, profile)
     assert layout is not None
     probe = dict(layout.base)
-    probe[member] = orjson.loads(shape_json)
+    probe[member] = shape
     return tuple(validation.schema_findings(probe, version, profile))
 
 
-# A string where a member's schema wants another type, with no other constraint, is judged by the `type`
-# keyword alone, and jsonschema words that as f"{instance!r} is not of type ...": the finding holds the
-# value only as its repr. Producers that write rewards as strings write a new string on almost every line,
-# so the finding is filled in from a template taken from the reference on two probe strings, used only if
-# both probes bear it out.
-_PROBES = ("\x00probe", "'probe\"\\\u00e9\U0001f600")
+def _shape_findings(version: str, profile: Profile, member: str, shape: Any) -> tuple[Finding, ...]:
+    key = orjson.dumps(shape)
+    if len(key) > MEMBER_MEMO_KEY_BYTES:
+        return _judge_member(version, profile, member, shape)
+    return _member_findings(version, profile, member, key)
+
+
+# Stand-ins. Where a value's findings depend on it only through its repr (jsonschema words a `type` error
+# as f"{instance!r} is not of type ...", and the failure-kind grammar's as f"{instance!r} is not a
+# failure-kind name ..."), the member's shape holds a probe of the value's Python type instead, and the
+# probe's repr in the findings at that pointer is replaced by the value's. Producers that get a field wrong
+# write a new wrong value on almost every line (a string reward, a mask of "yes 17"): without stand-ins each
+# would be a new shape for the reference to judge. A stand-in is used only where the schema cannot look at
+# the value beyond its type (no constraint keyword applies to that type; ``_KEYWORD_TYPES``), and only
+# once two probes of the type have borne the substitution out on the reference (``stand_in_holds``).
+# Booleans and null are not stood in for: they have too few values to need it.
+_PROBES: dict[type, tuple[Any, Any]] = {
+    str: ("\x00probe", "'probe\"\\\u00e9\U0001f600"),
+    int: (-7239165048213, 5104729361987),
+    float: (-7239165.048213, 51047.29361987),
+    list: (["\x00probe-array"], [-7239165048213, "'p\"\\"]),
+    dict: ({"\x00probe-object": -7239165048213}, {"'p\"\\": [None]}),
+}
+
+_NUMBER = (int, float)
+_KEYWORD_TYPES: dict[str, tuple[type, ...]] = {
+    **dict.fromkeys(("pattern", "maxLength", "minLength", "format", "contentEncoding", "contentMediaType"), (str,)),
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), _NUMBER),
+    **dict.fromkeys(
+        ("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"),
+        (list,),
+    ),
+    **dict.fromkeys(
+        (
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "minProperties",
+            "maxProperties",
+            "propertyNames",
+            "dependentRequired",
+            "dependentSchemas",
+        ),
+        (dict,),
+    ),
+}
+"""The instance types each constraint keyword looks at (JSON Schema 2020-12); any other keyword (enum,
+const, not, anyOf, ...) may look at every value, and a field that has one gets no stand-in."""
+
+
+def _type_only(field: Field, kind: type) -> bool:
+    """Whether the schema judges a value of this Python type at ``field`` by its type alone, and refuses it."""
+    if kind not in _PROBES or type_allowed_python(kind, field.types):
+        return False
+    return all(kind not in _KEYWORD_TYPES.get(keyword, (kind,)) for keyword in field.constraints)
+
+
+def type_allowed_python(kind: type, types: tuple[str, ...]) -> bool:
+    # A float is an integer when it is integral: that depends on the value, so floats count as allowed there.
+    return any(kind in _PYTHON_TYPES[name] for name in types) or (kind is float and "integer" in types)
+
+
+def _pattern_of(field: Field) -> str | None:
+    """The pattern of a string field whose one constraint is a pattern (the failure-kind grammar)."""
+    if "string" in field.types and len(field.constraints) == 1:
+        pattern = field.constraints.get("pattern")
+        return pattern if isinstance(pattern, str) else None
+    return None
+
+
+def _probe_document(layout: Plan, field: Field, value: Any) -> dict[str, Any]:
+    """The plan's minimal valid document with ``value`` at the field's place."""
+    document = dict(layout.base)
+    container = document
+    for part in field.path[:-1]:
+        inner = container.get(part)
+        container[part] = inner = dict(inner) if isinstance(inner, dict) else {}
+        container = inner
+    container[field.path[-1]] = value
+    return document
 
 
 @cache
-def string_type_template(version: str, profile: Profile, member: str) -> tuple[Finding, str, str] | None:
-    probes = [_member_findings(version, profile, member, orjson.dumps(probe)) for probe in _PROBES]
-    if any(len(found) != 1 for found in probes):
-        return None
-    first, second = probes[0][0], probes[1][0]
-    if first.message.count(repr(_PROBES[0])) != 1:
-        return None
-    head, _, tail = first.message.partition(repr(_PROBES[0]))
-    if second != Finding(first.rule, first.severity, head + repr(_PROBES[1]) + tail, first.pointer):
-        return None
-    return first, head, tail
+def stand_in_holds(version: str, profile: Profile, pointer: str, type_name: str) -> bool:
+    """Whether a value of this type at ``pointer`` may be stood in for: on the reference, the findings of
+    the two probes differ exactly by their reprs, at that pointer only (and the probes are refused there)."""
+    layout = plan(version, profile)
+    field = contract_model(version).field(pointer)
+    kind = next((t for t in _PROBES if t.__name__ == type_name), None)
+    if layout is None or field is None or kind is None:
+        return False
+    pattern = _pattern_of(field)
+    if not _type_only(field, kind) and not (kind is str and pattern is not None):
+        return False
+    first, second = _PROBES[kind]
+    if pattern is not None and kind is str and any(validation.ecma_search(pattern, p) for p in (first, second)):
+        return False
+    found = [validation.schema_findings(_probe_document(layout, field, p), version, profile) for p in (first, second)]
+    old, new = repr(first), repr(second)
+    quoting = [f for f in found[0] if old in f.message]
+    if not quoting or any(f.pointer != pointer or f.message.count(old) != 1 for f in quoting):
+        return False
+    swapped = [replace(f, message=f.message.replace(old, new)) for f in found[0]]
+    return swapped == found[1]
+
+
+_MATCHING: dict[tuple[str, str], str] = {}
+"""Per (version, pointer) of a pattern field, the first value seen that matches: it stands for any other
+matching value (the pattern is the field's one constraint, so matching values have equal findings)."""
+
+Swaps = dict[str, tuple[str, str]]
+"""Pointer -> (repr of the probe in the shape, repr of the value it stands for)."""
+
+
+def _shape(version: str, profile: Profile, field: Field, value: Any, layout: Plan, swaps: Swaps) -> Any:
+    """The part of a member's value its schema findings can depend on (see "Stand-ins")."""
+    kind = type(value)
+    if kind in layout.judged_by_type.get(field.pointer, ()):
+        if kind is dict:
+            return {
+                child.name: _shape(version, profile, child, value[child.name], layout, swaps)
+                for child in layout.children.get(field.pointer, ())
+                if child.name in value
+            }
+        return _CANONICAL[kind]
+    if kind not in _PROBES or not stand_in_holds(version, profile, field.pointer, kind.__name__):
+        return value  # a type or a constraint the stand-ins do not cover: judged as it is
+    if kind is str and (pattern := _pattern_of(field)) is not None and validation.ecma_search(pattern, value):
+        return _MATCHING.setdefault((version, field.pointer), value)
+    probe = _PROBES[kind][0]
+    swaps[field.pointer] = (repr(probe), repr(value))
+    return probe
 
 
 def _findings_of(version: str, profile: Profile, layout: Plan, field: Field, value: Any) -> tuple[Finding, ...]:
-    if type(value) is str and not field.constraints and "string" not in field.types:
-        template = string_type_template(version, profile, field.name)
-        if template is not None:
-            first, head, tail = template
-            return (Finding(first.rule, first.severity, head + repr(value) + tail, first.pointer),)
-    shape = _shape(field, value, layout)
-    return _member_findings(version, profile, field.name, orjson.dumps(shape))
-
-
-@lru_cache(maxsize=1 << 16)
-def _semantic_findings(version: str, skeleton_json: bytes) -> tuple[Finding, ...]:
-    return tuple(validation.semantic_findings(orjson.loads(skeleton_json), version))
-
-
-def _semantic_skeleton(document: dict[str, Any], layout: Plan) -> dict[str, Any]:
-    """The role fields' values at their places; a finite number stands for any (no semantic rule reads
-    more of a number than its finiteness)."""
-    skeleton: dict[str, Any] = {}
-    for path in layout.role_paths:
-        value = value_at(document, path)
-        if value is validation.ABSENT:
-            continue
-        if type(value) in (int, float) and math.isfinite(value):
-            value = 0
-        container = skeleton
-        for part in path[:-1]:
-            container = container.setdefault(part, {})
-        container[path[-1]] = value
-    return skeleton
+    swaps: Swaps = {}
+    shape = _shape(version, profile, field, value, layout, swaps)
+    found = _shape_findings(version, profile, field.name, shape)
+    if not swaps:
+        return found
+    out = []
+    for item in found:
+        for pointer, (probe, actual) in swaps.items():
+            if probe in item.message:
+                if item.pointer != pointer:  # a finding elsewhere quotes the probe: judge the value itself
+                    return _judge_member(version, profile, field.name, value)
+                item = replace(item, message=item.message.replace(probe, actual))
+        out.append(item)
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)
@@ -204,12 +294,13 @@ def contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
     for field in layout.members:
         if field.name in document:
             found.extend(_findings_of(version, profile, layout, field, document[field.name]))
-    found.extend(_semantic_findings(version, orjson.dumps(_semantic_skeleton(document, layout))))
+    # The semantic rules are plain Python over a few members: the reference's own function, on the document.
+    found.extend(validation.semantic_findings(document, version))
     return facts(document, tuple(found), version)
 
 
 def clear_caches() -> None:
     _member_findings.cache_clear()
-    string_type_template.cache_clear()
+    stand_in_holds.cache_clear()
     _root_findings.cache_clear()
-    _semantic_findings.cache_clear()
+    _MATCHING.clear()

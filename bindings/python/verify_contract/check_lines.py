@@ -5,14 +5,17 @@ rest) and the outcome is counted for every line sharing the key."""
 from __future__ import annotations
 
 import operator
+import sys
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
-from verify_contract import check_compose, fastpath
-from verify_contract.check_compose import contract_outcome
-from verify_contract.check_reference import Outcome, reference_outcome
+from verify_contract import fastpath
 from verify_contract.check_report import DEFAULT_MAX_FINDINGS, Tally
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+
+if TYPE_CHECKING:
+    from verify_contract.check_reference import Outcome
 
 
 @dataclass(frozen=True)
@@ -41,20 +44,36 @@ def outcome_memo(version: str, profile: Profile) -> dict[bytes | None, Outcome]:
 
 def clear_caches() -> None:
     """Forget the memoised outcomes and findings (benchmarks measure a cold pass with it)."""
-    check_compose.clear_caches()
+    compose = sys.modules.get("verify_contract.check_compose")  # nothing cached if it was never imported
+    if compose is not None:
+        compose.clear_caches()
     _OUTCOMES.clear()
 
 
-def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions, room: int | None = None) -> Tally:
+def check_chunk(
+    chunk: bytes | memoryview, first_line: int, path: str, options: CheckOptions, room: int | None = None
+) -> Tally:
     """Check the lines of one chunk; line numbers start at ``first_line``.
 
     ``room``: how many findings to list at most (default ``options.max_findings``); a run passes what its
     capped listing still has room for, so that it does not build entries it would drop.
     """
     tally = Tally(options.max_findings if room is None else max(room, 0))
-    statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)
+    if not isinstance(chunk, bytes) and (
+        not options.fast or fastpath.field_table(options.version, options.profile) is None
+    ):
+        chunk = bytes(chunk)  # the Python scan (no compiled pre-check) reads bytes
+    # The compiled scan reads any buffer (a view into the input buffer or a mapped file): no copy.
+    statuses, others = fastpath.scan(cast("bytes", chunk), options.version, options.profile, options.fast)
     tally.lines = len(statuses)
     tally.add_clean(statuses)
+    if not others:
+        return tally
+    # The reference (jsonschema, referencing), the composition shortcut and orjson are imported by the first
+    # line the pre-check does not settle: a clean run never loads them (tests/test_check_startup.py).
+    from verify_contract.check_compose import contract_outcome
+    from verify_contract.check_reference import reference_outcome
+
     version, profile = options.version, options.profile
     memo = outcome_memo(version, profile)
     # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is judged
@@ -68,7 +87,7 @@ def check_chunk(chunk: bytes, first_line: int, path: str, options: CheckOptions,
         if outcome is None:
             outcome = local.get(key) if key is not None else None
             if outcome is None:
-                raw = chunk[start:stop].rstrip(b"\r\n")  # the terminator is not the line's: errors at its end
+                raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's: errors at its end
                 if statuses[index] == fastpath.STATUS_CONTRACT:
                     outcome = contract_outcome(raw, version, profile)
                 else:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verify_contract import fastpath
-from verify_contract.check_reference import Outcome
 from verify_contract.findings import Finding, Severity
 from verify_contract.versions import Profile
+
+if TYPE_CHECKING:
+    from verify_contract.check_reference import Outcome
 
 DEFAULT_MAX_FINDINGS = 1000
 KIND_CLASSES = ("registered", "namespaced", "unregistered")

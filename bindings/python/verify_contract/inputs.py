@@ -6,8 +6,6 @@ size of the input; only a single line longer than a chunk is ever held whole.
 
 from __future__ import annotations
 
-import glob
-import gzip
 import io
 import json
 import sys
@@ -81,6 +79,8 @@ def resolve(arguments: list[str]) -> tuple[list[Source], list[str]]:
         elif path.exists() or path.is_symlink():
             sources.append(Source(argument, path))
         elif _GLOB_CHARS & set(argument):
+            import glob
+
             matches = sorted(Path(m) for m in glob.glob(argument, recursive=True))
             files = [m for m in matches if m.is_file()]
             sources.extend(Source(str(m), m) for m in files)
@@ -109,6 +109,8 @@ def open_stream(source: Source) -> BinaryIO:
     except OSError as error:
         raise InputError(f"{source.name}: {_describe(error)}") from error
     if head == GZIP_MAGIC:
+        import gzip
+
         return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
     hint = utf16_hint(buffered.peek(4)[:4])
     if hint:
@@ -159,38 +161,57 @@ def read_all(source: Source) -> bytes:
     return data
 
 
-def chunks(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
-    """Chunks of whole lines (each ends with a newline, except perhaps the very last one)."""
+def line_views(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[memoryview]:
+    """Chunks of whole lines (each ends with a newline, except perhaps the very last one), as views into
+    one buffer that is read into and reused: no byte is copied after the read. A view is valid until the
+    next one is asked for. A line longer than the buffer makes it grow to hold that line."""
     stream = open_stream(source)
-    pending: list[bytes] = []
+    buffer = bytearray(chunk_bytes)
+    filled = 0  # bytes at the start of ``buffer``: the unfinished line carried over from the last read
     try:
         while True:
+            if filled == len(buffer):  # one line fills the buffer: a new, larger one (views may hold the old)
+                larger = bytearray(2 * len(buffer))
+                larger[:filled] = buffer
+                buffer = larger
             try:
-                block = stream.read(chunk_bytes)
+                read = stream.readinto(memoryview(buffer)[filled:])  # type: ignore[attr-defined]
             except (OSError, EOFError, zlib.error) as error:
                 # A truncated or corrupt gzip member: what was read so far still gets checked.
-                if pending:
-                    yield b"".join(pending)
+                if filled:
+                    yield memoryview(buffer)[:filled]
                 raise InputError(f"{source.name}: {_describe(error)}") from error
-            if not block:
+            if not read:
                 break
-            cut = block.rfind(b"\n")
-            if cut < 0:
-                pending.append(block)  # a line longer than a chunk: keep reading until it ends
+            end = filled + read
+            cut = buffer.rfind(b"\n", filled, end) + 1
+            if not cut:
+                filled = end  # no line ends in what was read: keep reading
                 continue
-            head, tail = block[: cut + 1], block[cut + 1 :]
-            if pending:
-                pending.append(head)
-                head = b"".join(pending)
-                pending = []
-            yield head
-            if tail:
-                pending.append(tail)
-        if pending:
-            yield b"".join(pending)
+            yield memoryview(buffer)[:cut]
+            buffer[: end - cut] = buffer[cut:end]  # the unfinished last line moves to the front
+            filled = end - cut
+        if filled:
+            yield memoryview(buffer)[:filled]
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+
+
+def chunks(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """``line_views`` as ``bytes`` (each a copy the caller may keep)."""
+    for view in line_views(source, chunk_bytes):
+        yield bytes(view)
+
+
+def plain_file(source: Source) -> bool:
+    """Whether the source is a regular file read as it is (not stdin, not gzip): one that can be read by
+    byte ranges (``check --jobs``). Raises ``InputError`` as ``open_stream`` does."""
+    if source.path is None or not source.path.is_file():
+        return False
+    stream = open_stream(source)
+    stream.close()
+    return isinstance(stream, io.BufferedReader)
 
 
 def describe_error(error: BaseException) -> str:
@@ -204,7 +225,9 @@ __all__ = [
     "chunks",
     "describe_error",
     "document_hint",
+    "line_views",
     "open_stream",
+    "plain_file",
     "read_all",
     "resolve",
     "utf16_hint",

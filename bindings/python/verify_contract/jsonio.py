@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,9 +82,35 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_unique_object, parse_constant=_no_constants, parse_float=_finite_float, parse_int=_finite_int
 )
+# The same without the integer hook: the json module then reads integers at C speed (a Gym line holds
+# thousands of token ids). Exact only for a text without a run of MAX_INTEGER_DIGITS digits, since no
+# shorter integer can overflow: ``_decoder`` picks the one to use.
+_INT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_object, parse_constant=_no_constants, parse_float=_finite_float
+)
+_LONG_DIGITS = re.compile(f"[0-9]{{{MAX_INTEGER_DIGITS}}}")
+
+
+_WINDOW = MAX_INTEGER_DIGITS // 2
+"""Any run of MAX_INTEGER_DIGITS digits holds a whole window of this many characters starting at a multiple
+of it: checking those windows (at C speed) rules most texts out 20 times faster than the regex alone."""
+
+
+def _decoder(text: str) -> json.JSONDecoder:
+    windows = (text[start : start + _WINDOW] for start in range(0, len(text), _WINDOW))
+    long_digits = any(window.isdigit() for window in windows) and _LONG_DIGITS.search(text)
+    return _DECODER if long_digits else _INT_DECODER
+
+
 # A \uD800-\uDFFF escape, or a surrogate code point in a str input: the only ways a lone surrogate gets
 # into a decoded string.
-_SURROGATE = re.compile(r"\\u[dD][89abcdefABCDEF]|[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_SURROGATE_CHAR = re.compile(r"[\ud800-\udfff]")
+
+
+def _may_hold_surrogate(text: str, start: int = 0, end: int = sys.maxsize) -> bool:
+    # Two searches, not one alternation: each alone is searched about 4 times faster (a literal prefix).
+    return bool(_SURROGATE_ESCAPE.search(text, start, end) or _SURROGATE_CHAR.search(text, start, end))
 
 
 def _has_lone_surrogate(value: Any) -> bool:
@@ -159,10 +186,10 @@ def parse_json(data: bytes | str) -> Parsed:
         if text.startswith("\ufeff"):
             return Parsed(None, finding("json-syntax", "the text starts with a byte order mark (RFC 8259 forbids it)"))
     try:
-        document = _DECODER.decode(text)
+        document = _decoder(text).decode(text)
     except (_Reject, json.JSONDecodeError, RecursionError) as error:
         return Parsed(None, first_defect(text) or _fallback(error))
-    if (_SURROGATE.search(text) and _has_lone_surrogate(document)) or _too_deep(text, document):
+    if (_may_hold_surrogate(text) and _has_lone_surrogate(document)) or _too_deep(text, document):
         return Parsed(None, first_defect(text) or finding("json-syntax", "the text breaks a JSON rule"))
     return Parsed(document, None)
 
@@ -241,15 +268,15 @@ def _check_number(token: str, offset: int) -> None:
         raise _Defect(error.rule, offset, str(error)) from None
 
 
-def _clean_value_end(text: str, start: int, depth: int) -> int | None:
+def _clean_value_end(text: str, start: int, depth: int, decoder: json.JSONDecoder) -> int | None:
     """The end of the array or object at ``start`` (nested ``depth`` levels deep) if it holds no defect,
     else None. Python's json module reads it at C speed, so the scan only steps through the values that
     hold the defect, not through every token of the text."""
     try:
-        value, end = _DECODER.scan_once(text, start)  # type: ignore[attr-defined]
+        value, end = decoder.scan_once(text, start)  # type: ignore[attr-defined]
     except (_Reject, json.JSONDecodeError, StopIteration, RecursionError):
         return None
-    if _SURROGATE.search(text, start, end) or (
+    if _may_hold_surrogate(text, start, end) or (
         depth + text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH
         and depth + nesting_depth(value) > MAX_DEPTH
     ):
@@ -261,6 +288,7 @@ def _clean_value_end(text: str, start: int, depth: int) -> int | None:
 def _scan(text: str) -> None:
     """Raise the first defect of ``text``; return if it has none."""
     size = len(text)
+    decoder = _decoder(text)
     stack: list[set[str] | None] = []  # per open container: the names seen (object) or None (array)
     expect = _VALUE
     pos = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
@@ -273,7 +301,7 @@ def _scan(text: str) -> None:
             elif char in ("{", "["):
                 if len(stack) + 1 > MAX_DEPTH:
                     raise _Defect("json-too-deep", pos, f"the value nests deeper than {MAX_DEPTH} levels")
-                end = _clean_value_end(text, pos, len(stack)) if stack else None
+                end = _clean_value_end(text, pos, len(stack), decoder) if stack else None
                 if end is not None:
                     pos, expect = end, _AFTER_VALUE
                 else:  # the defect is inside: read it token by token
@@ -306,7 +334,8 @@ def _scan(text: str) -> None:
                 pos, expect = pos + 1, _AFTER_VALUE
             elif char == '"':
                 end = _scan_string(text, pos)
-                name = json.loads(text[pos:end])
+                # Without an escape a name is its characters (_scan_string refused control characters).
+                name = text[pos + 1 : end - 1] if "\\" not in text[pos:end] else json.loads(text[pos:end])
                 names = stack[-1]
                 assert names is not None
                 if name in names:

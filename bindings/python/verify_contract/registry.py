@@ -1,6 +1,6 @@
 """The failure-kind registry file (schema/registry/failure_kinds.yaml): a lenient parse and the file's
-own lint rules. The one loader of the file: the generators raise on any lint problem, the differ reports
-them as changes (verify_contract.diff.registry)."""
+own lint rules, whose findings point at the entry they are about. The one loader of the file: the
+generators raise on any lint finding, the differ reports them as changes (verify_contract.diff.registry)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ DEPRECATION_REASONS = ("renamed", "obsoleted")
 KIND_KEYS = {"id", "domain", "brief", "stability", "added_in", "deprecated"}
 FILE = "failure_kinds.yaml"
 LINT_RULE = "registry-lint"
-"""The rule id of a registry-file problem as a ``Finding`` (the file's own rules, listed above)."""
+"""The rule id of every ``Finding`` of the registry file's own rules (listed above)."""
 
 
 @dataclass(frozen=True)
@@ -60,13 +60,9 @@ class Kind:
 class RegistryData:
     where: str
     kinds: list[Kind]
-    problems: list[str]
-    """Lint findings of the file's own rules, as text (empty for a well-formed registry)."""
-
-    @property
-    def findings(self) -> list[Finding]:
-        """The parse's problems as findings (``lint_findings`` adds the broken renames)."""
-        return [_lint_finding(self.where, problem, self.kinds) for problem in self.problems]
+    findings: list[Finding]
+    """What the parse found against the file's own rules (rule ``registry-lint``; empty for a well-formed
+    registry). ``lint_findings`` adds the broken renames."""
 
     def at(self, version: str | None) -> dict[str, Kind]:
         """The kinds a contract version knows, by id (the first of duplicate ids wins)."""
@@ -77,12 +73,17 @@ class RegistryData:
         return known
 
 
+def _lint(where: str, message: str, pointer: str = "") -> Finding:
+    return Finding(LINT_RULE, Severity.ERROR, message, pointer, where)
+
+
 def _text(entry: dict[str, Any], key: str) -> str | None:
     value = entry.get(key)
     return value.strip() if isinstance(value, str) else None
 
 
 def _lint_kind(entry: dict[str, Any], versions: list[str]) -> list[str]:
+    """The problems of one ``kinds`` entry, as messages (``parse_registry`` points them at the entry)."""
     kind_id = entry.get("id")
     if not isinstance(kind_id, str) or not ID_PATTERN.fullmatch(kind_id):
         return [f"kind id {kind_id!r} must match {ID_PATTERN.pattern}"]
@@ -114,19 +115,20 @@ def parse_registry(text: str, versions: list[str], where: str = FILE) -> Registr
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        return RegistryData(where, [], [f"not YAML: {error}"])
+        return RegistryData(where, [], [_lint(where, f"not YAML: {error}")])
     if not isinstance(data, dict) or data.get("file_format") != FILE_FORMAT:
-        return RegistryData(where, [], [f"file_format must be {FILE_FORMAT}"])
+        return RegistryData(where, [], [_lint(where, f"file_format must be {FILE_FORMAT}", "/file_format")])
     entries = data.get("kinds") or []
     if not isinstance(entries, list):
-        return RegistryData(where, [], ["kinds must be a list"])
+        return RegistryData(where, [], [_lint(where, "kinds must be a list", "/kinds")])
     kinds: list[Kind] = []
-    problems: list[str] = []
+    findings: list[Finding] = []
     for index, entry in enumerate(entries):
+        pointer = f"/kinds/{index}"
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            problems.append(f"kinds[{index}] has no string id")
+            findings.append(_lint(where, f"kinds[{index}] has no string id", pointer))
             continue
-        problems.extend(_lint_kind(entry, versions))
+        findings.extend(_lint(where, problem, pointer) for problem in _lint_kind(entry, versions))
         deprecated = entry.get("deprecated")
         kinds.append(
             Kind(
@@ -142,11 +144,12 @@ def parse_registry(text: str, versions: list[str], where: str = FILE) -> Registr
     ids = [kind.id for kind in kinds]
     duplicates = sorted({kind_id for kind_id in ids if ids.count(kind_id) > 1})
     if duplicates:
-        problems.append(f"duplicate kind ids: {duplicates}")
-    return RegistryData(where, kinds, problems)
+        findings.append(_lint(where, f"duplicate kind ids: {duplicates}", "/kinds"))
+    return RegistryData(where, kinds, findings)
 
 
 def rename_problem(kind: Kind, deprecation: dict[str, Any], known: dict[str, Kind], version: str | None) -> str | None:
+    """What is wrong with a kind's ``renamed_to`` (the lint's and the differ's message), or None."""
     target = deprecation.get("renamed_to")
     if not isinstance(target, str):
         return f"`{kind.id}` is deprecated as renamed but has no `renamed_to`"
@@ -157,27 +160,14 @@ def rename_problem(kind: Kind, deprecation: dict[str, Any], known: dict[str, Kin
     return None
 
 
-def lint_registry(data: RegistryData) -> list[str]:
-    """Every rule of the registry file the generators enforce: the parse's problems plus broken renames."""
-    known = data.at(None)
-    renames = [
-        rename_problem(kind, kind.deprecated, known, None)
-        for kind in data.kinds
-        if kind.deprecated is not None and kind.deprecated.get("reason") == "renamed"
-    ]
-    return [*data.problems, *(problem for problem in renames if problem is not None)]
-
-
-def _lint_finding(where: str, problem: str, kinds: list[Kind] | None = None) -> Finding:
-    """A problem as a finding; one about a kind points at the kind's entry (``/kinds/<index>``)."""
-    pointer = ""
-    for kind in kinds or []:
-        if problem.startswith((f"kind {kind.id}:", f"`{kind.id}`")):
-            pointer = kind.pointer
-            break
-    return Finding(LINT_RULE, Severity.ERROR, problem, pointer, where)
-
-
 def lint_findings(data: RegistryData) -> list[Finding]:
-    """``lint_registry`` as ``Finding``s (rule ``registry-lint``, severity error, file: the registry)."""
-    return [_lint_finding(data.where, problem, data.kinds) for problem in lint_registry(data)]
+    """Every rule of the registry file the generators enforce: the parse's findings plus broken renames
+    (rule ``registry-lint``, severity error, file: the registry, pointer: the entry, when there is one)."""
+    known = data.at(None)
+    found = list(data.findings)
+    for kind in data.kinds:
+        if kind.deprecated is not None and kind.deprecated.get("reason") == "renamed":
+            problem = rename_problem(kind, kind.deprecated, known, None)
+            if problem is not None:
+                found.append(_lint(data.where, problem, kind.pointer))
+    return found

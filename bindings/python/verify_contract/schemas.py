@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
-from typing import Any
-
-from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from verify_contract.contract import contract_model
 from verify_contract.versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
 
+if TYPE_CHECKING:
+    from referencing import Registry, Resource
+
+_SCHEMAS = Path(__file__).with_name("generated") / "schemas"
+"""The released schema files, beside this module (importlib.resources would cost ~8 ms of start-up)."""
 VERIFY_RESPONSE_FILE = "verify_response.schema.json"
 FAILURE_KINDS_FILE = "failure_kinds.schema.json"
 
 
 def _refuse_retrieval(uri: str) -> Resource[Any]:
+    from referencing.exceptions import NoSuchResource
+
     # Every schema the contract needs is in the registry; anything else is a bug, never a download.
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs-generated __init__
 
@@ -26,19 +30,21 @@ def _refuse_retrieval(uri: str) -> Resource[Any]:
 def schema_document(version: str, name: str = VERIFY_RESPONSE_FILE) -> dict[str, Any]:
     """One released schema file of a version, as shipped in the package."""
     check_version(version)
-    path = resources.files("verify_contract.generated") / "schemas" / version / name
+    path = _SCHEMAS / version / name
     document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return document
 
 
 def _version_files(version: str) -> list[str]:
-    directory = resources.files("verify_contract.generated") / "schemas" / version
+    directory = _SCHEMAS / version
     return sorted(entry.name for entry in directory.iterdir() if entry.name.endswith(".schema.json"))
 
 
 @cache
 def schema_registry(version: str) -> Registry[Any]:
     """A ``referencing`` registry holding every file of the version, and nothing it would fetch."""
+    from referencing import Registry, Resource  # ~20 ms: only the reference validator needs it
+
     resources_ = [Resource.from_contents(schema_document(version, name)) for name in _version_files(version)]
     return Registry(retrieve=_refuse_retrieval).with_resources(  # type: ignore[call-arg]
         (resource.id() or "", resource) for resource in resources_

@@ -1,4 +1,8 @@
-"""``validate``: the reference validator (jsonschema + referencing, offline) plus the contract's semantic rules."""
+"""``validate``: the reference validator (jsonschema + referencing, offline) plus the contract's semantic rules.
+
+jsonschema, referencing and regress are imported when a document is first validated, not with this module:
+``check`` imports it for ``value_at`` and the semantic roles, and a clean run never validates a line.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, cast
-
-import regress
-from jsonschema import Draft202012Validator, ValidationError, validators
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any, cast
 
 from verify_contract.contract import ContractModel, Field, RuleChoice, contract_model
 from verify_contract.failure_kind_info import Deprecation
@@ -18,31 +18,57 @@ from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, 
 from verify_contract.schemas import profile_schema, schema_registry
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
 
+if TYPE_CHECKING:
+    import regress
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+
 
 @cache
 def _ecma_regex(pattern: str) -> regress.Regex:
+    import regress
+
     return regress.Regex(pattern)
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text``, per ECMA-262 (as the ``pattern`` keyword decides)."""
+    return _ecma_regex(pattern).find(text) is not None
 
 
 def _ecma_pattern(
     validator: Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
 ) -> Iterator[ValidationError]:
     """``pattern`` per ECMA-262, as JSON Schema requires: Python's ``re`` lets ``$`` match before a final newline."""
-    if validator.is_type(instance, "string") and _ecma_regex(pattern).find(instance) is None:
+    from jsonschema import ValidationError
+
+    if validator.is_type(instance, "string") and not ecma_search(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-ContractValidator = cast(
-    "type[Validator]",
-    validators.extend(Draft202012Validator, {"pattern": _ecma_pattern}),  # type: ignore[no-untyped-call]
-)
+@cache
+def contract_validator_class() -> type[Validator]:
+    """Draft 2020-12 with ``pattern`` per ECMA-262 (also ``ContractValidator``, built on first use)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return cast(
+        "type[Validator]",
+        validators.extend(Draft202012Validator, {"pattern": _ecma_pattern}),  # type: ignore[no-untyped-call]
+    )
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: ``ContractValidator`` is built (jsonschema imported) only when someone asks for it.
+    if name == "ContractValidator":
+        return contract_validator_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
 def schema_validator(version: str, profile: Profile) -> Validator:
     """The reference validator of one profile at one version. It never fetches anything."""
     check_version(version)
-    return ContractValidator(profile_schema(version, profile), registry=schema_registry(version))
+    return contract_validator_class()(profile_schema(version, profile), registry=schema_registry(version))
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// Deepest nesting of arrays and objects a document may have; the top-level object is depth 1.
-pub const MAX_DEPTH: usize = 100;
+pub use crate::generated::MAX_DEPTH;
 
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 

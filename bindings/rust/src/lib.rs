@@ -6,7 +6,9 @@
 //! - [`parse_json`]: strict JSON text (no duplicate keys, no NaN/Infinity, at most 100 levels);
 //! - [`validate`]: the schema of a version and profile (Draft 2020-12, `jsonschema` crate);
 //! - [`decode`] / [`encode`]: all of the above into a typed value, and back, unknown keys included;
-//! - [`effective_mask`]: `mask_sample` OR the legacy `instance_config.mask_sample`.
+//! - [`effective_mask`]: `mask_sample` OR the legacy `instance_config.mask_sample` (the locations come
+//!   from the contract: [`generated::MASK_PATHS`]);
+//! - [`Profile`]: the contract's profiles (generated).
 
 use std::fmt;
 
@@ -21,7 +23,7 @@ pub mod mask;
 pub mod validation;
 pub mod vectors;
 
-pub use generated::{v1_0_0, v1_1_0, v1_2_0, CONTRACT_VERSIONS, LATEST_VERSION};
+pub use generated::{v1_0_0, v1_1_0, v1_2_0, Profile, CONTRACT_VERSIONS, LATEST_VERSION};
 pub use json::{parse_json, JsonError, JsonRule, MAX_DEPTH};
 pub use mask::{effective_mask, MaskTypeError};
 pub use validation::{validate, SchemaError, Violation};
@@ -30,32 +32,6 @@ pub use validation::{validate, SchemaError, Violation};
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
-
-/// Which schema root a document is checked against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Profile {
-    /// `#/$defs/VerifyResponse`: what a trainer needs from one scored rollout.
-    Core,
-    /// `#/$defs/GymVerifyResponse`: core plus NeMo Gym's request echo and model response.
-    Gym,
-}
-
-impl Profile {
-    pub const ALL: [Profile; 2] = [Profile::Core, Profile::Gym];
-
-    /// `"core"` or `"gym"`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Profile::Core => "core",
-            Profile::Gym => "gym",
-        }
-    }
-
-    /// The profile called `name` (`"core"` or `"gym"`).
-    pub fn from_name(name: &str) -> Option<Profile> {
-        Profile::ALL.into_iter().find(|profile| profile.name() == name)
-    }
-}
 
 /// A generated document type: which version and profile it is the type of.
 pub trait Contract: Serialize + DeserializeOwned {

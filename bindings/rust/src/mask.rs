@@ -4,10 +4,13 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::generated::MASK_PATHS;
+
 /// A mask field holds a non-boolean: the document is invalid and its mask must not be guessed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MaskTypeError {
-    pub field: &'static str,
+    /// The location, member names joined by `.` (e.g. `instance_config.mask_sample`).
+    pub field: String,
     pub found: Value,
 }
 
@@ -19,24 +22,34 @@ impl fmt::Display for MaskTypeError {
 
 impl std::error::Error for MaskTypeError {}
 
-fn flag(value: Option<&Value>, field: &'static str) -> Result<bool, MaskTypeError> {
-    match value {
+/// The boolean at `path` (member names from the root); absent, or under a member that is not an
+/// object, is false.
+fn flag(document: &Value, path: &[&str]) -> Result<bool, MaskTypeError> {
+    let Some((last, parents)) = path.split_last() else { return Ok(false) };
+    let mut holder = document;
+    for name in parents {
+        match holder.get(name) {
+            Some(inner @ Value::Object(_)) => holder = inner,
+            _ => return Ok(false),
+        }
+    }
+    match holder.as_object().and_then(|object| object.get(*last)) {
         None => Ok(false),
         Some(Value::Bool(flag)) => Ok(*flag),
-        Some(other) => Err(MaskTypeError { field, found: other.clone() }),
+        Some(other) => Err(MaskTypeError { field: path.join("."), found: other.clone() }),
     }
 }
 
-/// `mask_sample` OR the legacy `instance_config.mask_sample` (read until contract 2.0), on any
-/// contract version's document. Absent (or a `null` / non-object `instance_config`) means false; a
-/// present non-boolean, `null` included, is an error: `"false"` must never read as true.
+/// True when any mask location of the newest contract version holds true ([`MASK_PATHS`], generated
+/// from the contract's mask roles: `mask_sample` and the legacy `instance_config.mask_sample`, read on
+/// every 1.x document). Absent (or under a `null` / non-object member) means false; a present
+/// non-boolean, `null` included, is an error: `"false"` must never read as true.
 pub fn effective_mask(document: &Value) -> Result<bool, MaskTypeError> {
-    let top = flag(document.get("mask_sample"), "mask_sample")?;
-    let legacy = match document.get("instance_config") {
-        Some(Value::Object(config)) => flag(config.get("mask_sample"), "instance_config.mask_sample")?,
-        _ => false,
-    };
-    Ok(top || legacy)
+    let mut masked = false;
+    for path in MASK_PATHS {
+        masked = flag(document, path)? || masked;
+    }
+    Ok(masked)
 }
 
 #[cfg(test)]

@@ -32,8 +32,7 @@ struct SchemaRule {
     types: Vec<String>,
 }
 
-/// The rule of a violation at a location the table does not name.
-pub const FALLBACK_RULE: &str = "schema-violation";
+pub use crate::generated::FALLBACK_RULE;
 
 fn schema_rules(version: &str) -> &'static [SchemaRule] {
     static TABLES: OnceLock<BTreeMap<String, Vec<SchemaRule>>> = OnceLock::new();

@@ -1,19 +1,26 @@
 // decode: strict JSON text -> validated, typed value; encode: typed value -> JSON text, nothing lost.
 //
 // The decoded value is the parsed JSON itself (plain objects, insertion-ordered keys), so unknown keys,
-// the legacy instance_config.mask_sample and integer rewards survive decode -> encode unchanged.
+// the legacy mask location and integer rewards survive decode -> encode unchanged.
 // Numbers are IEEE doubles; an integer beyond 2^53 decodes to the nearest double but encodes back to its
 // exact literal while unchanged (json.ts, stringifyJson). Integer-like member names ("1") enumerate
 // before the others (a limit of JavaScript objects).
 
-import { type ContractTypes, type ContractVersion, LATEST_VERSION, type LatestVersion } from "./generated/index.js";
+import {
+  type ContractTypes,
+  type ContractVersion,
+  DEFAULT_PROFILE,
+  type DefaultProfile,
+  LATEST_VERSION,
+  type LatestVersion,
+} from "./generated/index.js";
 import { type JsonProblem, parseJson, stringifyJson } from "./json.js";
 import { type Profile, validate, type ValidationIssue } from "./validate.js";
 
 export interface ContractOptions<V extends ContractVersion, P extends Profile> {
   /** Contract version to validate against; default: the latest. */
   readonly version?: V;
-  /** `core` (default) or `gym`. */
+  /** One of PROFILES; default: DEFAULT_PROFILE. */
   readonly profile?: P;
 }
 
@@ -25,7 +32,7 @@ function problemIssue(problem: JsonProblem): DecodeError {
 }
 
 /** Parse `text` strictly and validate it against one version and profile. */
-export function decode<V extends ContractVersion = LatestVersion, P extends Profile = "core">(
+export function decode<V extends ContractVersion = LatestVersion, P extends Profile = DefaultProfile>(
   text: string | Uint8Array,
   options: ContractOptions<V, P> = {},
 ): DecodeResult<ContractTypes[V][P]> {
@@ -35,11 +42,11 @@ export function decode<V extends ContractVersion = LatestVersion, P extends Prof
 }
 
 /** Validate an already-parsed value (e.g. from another JSON reader) and narrow it to the contract type. */
-export function check<V extends ContractVersion = LatestVersion, P extends Profile = "core">(
+export function check<V extends ContractVersion = LatestVersion, P extends Profile = DefaultProfile>(
   value: unknown,
   options: ContractOptions<V, P> = {},
 ): DecodeResult<ContractTypes[V][P]> {
-  const issues = validate(value, options.version ?? LATEST_VERSION, options.profile ?? "core");
+  const issues = validate(value, options.version ?? LATEST_VERSION, options.profile ?? DEFAULT_PROFILE);
   if (issues.length > 0) return { ok: false, errors: issues };
   return { ok: true, value: value as ContractTypes[V][P] };
 }
@@ -53,11 +60,11 @@ export class EncodeError extends Error {
 }
 
 /** Serialize a verify response to JSON text after validating it; unknown keys are kept in order. */
-export function encode<V extends ContractVersion = LatestVersion, P extends Profile = "core">(
+export function encode<V extends ContractVersion = LatestVersion, P extends Profile = DefaultProfile>(
   value: ContractTypes[V][P],
   options: ContractOptions<V, P> = {},
 ): string {
-  const issues = validate(value, options.version ?? LATEST_VERSION, options.profile ?? "core");
+  const issues = validate(value, options.version ?? LATEST_VERSION, options.profile ?? DEFAULT_PROFILE);
   if (issues.length > 0) throw new EncodeError(issues);
   return stringifyJson(value);
 }

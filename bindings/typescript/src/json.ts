@@ -6,15 +6,17 @@
 // dependencies, reports the contract's four error rules exactly, and never recurses deeper than
 // MAX_DEPTH, so a 10,000-level document is one clear error, not a stack overflow.
 
+import { MAX_DEPTH } from "./generated/index.js";
+
+/** Deepest nesting a document may have (the contract's limit, generated). */
+export { MAX_DEPTH };
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;
 }
 
 export type JsonRule = "json-syntax" | "json-duplicate-key" | "json-non-finite" | "json-too-deep";
-
-/** Deepest nesting of arrays and objects a document may have; the top-level object is depth 1. */
-export const MAX_DEPTH = 100;
 
 export interface JsonProblem {
   readonly rule: JsonRule;

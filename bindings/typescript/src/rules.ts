@@ -3,6 +3,8 @@
 
 import type { ErrorObject } from "ajv/dist/2020.js";
 
+import { FALLBACK_RULE } from "./generated/index.js";
+
 /** One row of the generated table (format in generators/schema_rules.py). */
 export interface SchemaRule {
   readonly pointer: string;
@@ -11,8 +13,8 @@ export interface SchemaRule {
   readonly types?: readonly string[];
 }
 
-/** The rule of a violation at a location the table does not name. */
-export const FALLBACK_RULE = "schema-violation";
+/** The rule of a violation at a location the table does not name (from the contract, generated). */
+export { FALLBACK_RULE };
 
 function jsonType(value: unknown): string {
   if (value === null) return "null";

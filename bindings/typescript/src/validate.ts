@@ -3,14 +3,12 @@
 
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 
-import { BUNDLED_SCHEMAS, CONTRACT_VERSIONS, type ContractVersion } from "./generated/index.js";
+import { BUNDLED_SCHEMAS, CONTRACT_VERSIONS, type ContractVersion, type Profile, PROFILE_DEFINITIONS, PROFILES } from "./generated/index.js";
 import { SCHEMA_RULES } from "./generated/schema_rules.js";
 import { MAX_DEPTH } from "./json.js";
 import { schemaRuleFindings } from "./rules.js";
 
-export type Profile = "core" | "gym";
-export const PROFILES: readonly Profile[] = ["core", "gym"];
-const PROFILE_DEFS: Readonly<Record<Profile, string>> = { core: "VerifyResponse", gym: "GymVerifyResponse" };
+export { type Profile, PROFILES } from "./generated/index.js";
 
 export interface ValidationIssue {
   /** The SPEC rule id (section 8); `not-json` for an in-memory value JSON cannot carry. */
@@ -36,9 +34,9 @@ function validator(version: ContractVersion, profile: Profile): ValidateFunction
   let validate = compiled.get(key);
   if (validate === undefined) {
     if (!CONTRACT_VERSIONS.includes(version)) throw new RangeError(`unknown contract version ${String(version)}`);
-    if (!PROFILES.includes(profile)) throw new RangeError(`unknown profile ${String(profile)}`);
+    if (!(PROFILES as readonly string[]).includes(profile)) throw new RangeError(`unknown profile ${String(profile)}`);
     const id = BUNDLED_SCHEMAS[version]["$id"] as string;
-    validate = ajv.getSchema(`${id}#/$defs/${PROFILE_DEFS[profile]}`);
+    validate = ajv.getSchema(`${id}#/$defs/${PROFILE_DEFINITIONS[profile]}`);
     if (validate === undefined) throw new Error(`no ${profile} profile in the ${version} schema`);
     compiled.set(key, validate);
   }

@@ -88,10 +88,10 @@ describe("decode", () => {
     const text =
       '{"zeta":1,"reward":0.5,"instance_config":{"mask_sample":true,"seed":7},"mask_sample":true,' +
       '"responses_create_params":{"input":[],"x-extra":{"deep":[1,2]}},"response":{"output":[],"id":"r1"},"alpha":null}';
-    const decoded = decode(text, { profile: "gym" });
+    const decoded = decode(text, { version: "1.2.0", profile: "gym" });
     assert.ok(decoded.ok, JSON.stringify(decoded));
     assert.equal(decoded.value["zeta"], 1);
-    assert.equal(encode(decoded.value, { profile: "gym" }), text);
+    assert.equal(encode(decoded.value, { version: "1.2.0", profile: "gym" }), text);
   });
 
   test("integer rewards stay integers", () => {
@@ -140,10 +140,10 @@ describe("decode", () => {
 describe("encode", () => {
   test("refuses what JSON or the contract cannot carry", () => {
     for (const value of [{ reward: Number.NaN }, { reward: Infinity }, { reward: 1, x: -Infinity }, { reward: 1, x: undefined }, { reward: 1, when: new Date(0) }]) {
-      assert.throws(() => encode(value as v1_2_0.VerifyResponse), EncodeError, JSON.stringify(Object.keys(value)));
+      assert.throws(() => encode(value as v1_2_0.VerifyResponse, { version: "1.2.0" }), EncodeError, JSON.stringify(Object.keys(value)));
     }
-    assert.throws(() => encode({ reward: true } as unknown as v1_2_0.VerifyResponse), EncodeError);
-    assert.throws(() => encode({ reward: "0.5" } as unknown as v1_2_0.VerifyResponse), EncodeError);
+    assert.throws(() => encode({ reward: true } as unknown as v1_2_0.VerifyResponse, { version: "1.2.0" }), EncodeError);
+    assert.throws(() => encode({ reward: "0.5" } as unknown as v1_2_0.VerifyResponse, { version: "1.2.0" }), EncodeError);
   });
 
   test("builds a gym response", () => {
@@ -155,8 +155,9 @@ describe("encode", () => {
       responses_create_params: { input: [] },
       response: { output: [] },
     };
-    const text = encode(response, { profile: "gym" });
-    assert.equal(decode(text, { profile: "gym" }).ok, true);
+    // The version is named: the type is 1.2.0's, which a later version's gym profile need not accept.
+    const text = encode(response, { version: "1.2.0", profile: "gym" });
+    assert.equal(decode(text, { version: "1.2.0", profile: "gym" }).ok, true);
   });
 });
 
@@ -222,7 +223,7 @@ describe("one finding per text and per violated rule", () => {
     const number = decode('{"reward": 0, "failure_kind": 5}');
     assert.ok(!number.ok);
     assert.deepEqual(number.errors.map((e) => e.rule), ["failure-kind-type"]);
-    const gym = decode('{"response": []}', { profile: "gym" });
+    const gym = decode('{"response": []}', { version: "1.2.0", profile: "gym" }); // the members 1.2.0 requires
     assert.ok(!gym.ok);
     assert.deepEqual(gym.errors.map((e) => e.rule).sort(), ["gym-field-required", "gym-field-type", "reward-required"]);
   });

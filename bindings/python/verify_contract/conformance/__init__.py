@@ -19,7 +19,7 @@ from verify_contract.conformance.obligations import (
     Obligation,
 )
 from verify_contract.conformance.producer import ConformanceError, assert_conforms, check_producer
-from verify_contract.conformance.report import ConformanceReport, Issue
+from verify_contract.conformance.report import ConformanceReport, obligation_broken
 
 __all__ = [
     "CONSUMER_OBLIGATIONS",
@@ -29,10 +29,10 @@ __all__ = [
     "TAKES",
     "ConformanceError",
     "ConformanceReport",
-    "Issue",
     "Level",
     "Obligation",
     "assert_conforms",
     "check_consumer",
     "check_producer",
+    "obligation_broken",
 ]

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from verify_contract.conformance.report import ConformanceReport, Issue, short
+from verify_contract.conformance.report import ConformanceReport, short
 from verify_contract.contract import contract_model
 from verify_contract.jsonio import parse_json
 from verify_contract.mask import effective_mask
@@ -211,20 +211,20 @@ def check_consumer(
             if not refuse and not case.errors:
                 obligation = _refusal_obligation(case, version, wants_mask)
                 detail = f"raised {type(error).__name__}: {short(str(error), 100)} on a valid document: {shown}"
-                report.issues.append(Issue(obligation, vector.id, vector.description, detail))
+                report.record(obligation, vector, detail)
             continue
         for obligation, rules in refuse.items():
             detail = f"returned {short(result)} instead of refusing ({', '.join(rules)}): {shown}"
-            report.issues.append(Issue(obligation, vector.id, vector.description, detail))
+            report.record(obligation, vector, detail)
         if refuse:
             continue
         mask, reward = _split(result, reads)
         expected_mask = _expected_mask(case.document)
         if wants_mask and expected_mask is not None and not (_is_bool(mask) and bool(mask) is expected_mask):
             detail = f"mask {short(mask)}, expected {str(expected_mask).lower()}: {shown}"
-            report.issues.append(Issue("consumer-effective-mask", vector.id, vector.description, detail))
+            report.record("consumer-effective-mask", vector, detail)
         expected_reward = _number(case.document.get("reward")) if isinstance(case.document, dict) else None
         if wants_reward and expected_reward is not None and _number(reward) != expected_reward:
             detail = f"reward {short(reward)}, expected {expected_reward}: {shown}"
-            report.issues.append(Issue("consumer-refuse-reward", vector.id, vector.description, detail))
+            report.record("consumer-refuse-reward", vector, detail)
     return report

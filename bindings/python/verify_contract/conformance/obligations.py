@@ -12,12 +12,19 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
+from verify_contract.findings import Severity
+
 Role = Literal["producer", "consumer"]
 
 
 class Level(str, Enum):
     MUST = "MUST"
     SHOULD = "SHOULD"
+
+    @property
+    def severity(self) -> Severity:
+        """A broken MUST is an error (the subject does not conform); a broken SHOULD, a warning."""
+        return Severity.ERROR if self is Level.MUST else Severity.WARNING
 
 
 @dataclass(frozen=True)

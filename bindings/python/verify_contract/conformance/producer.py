@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from verify_contract.conformance.consumer import GYM_ECHO
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
-from verify_contract.conformance.report import ConformanceReport, Issue, short
-from verify_contract.findings import Finding, Severity
+from verify_contract.conformance.report import ConformanceReport, short
+from verify_contract.findings import Finding, Severity, json_pointer
 from verify_contract.jsonio import json_equal, parse_json
 from verify_contract.validation import validate
 from verify_contract.vectors import Vector, load_vectors
@@ -90,11 +90,12 @@ def assert_conforms(
     document, findings = _document(document_or_model)
     if not findings:
         findings = validate(document, version, profile).findings
-    obligations = {id(f): finding_obligation(f, document) for f in findings}
-    failing = [f for f in findings if OBLIGATIONS[obligations[id(f)]].level is Level.MUST or warnings_as_errors]
+    judged = [(finding_obligation(f, document), f) for f in findings]
+    failing = [(o, f) for o, f in judged if OBLIGATIONS[o].level is Level.MUST or warnings_as_errors]
     if failing:
-        listing = "\n".join(f"  {obligations[id(f)]} [{f.rule}] {f.message}" for f in failing)
-        raise ConformanceError(f"does not conform to contract {version} ({profile} profile):\n{listing}", failing)
+        listing = "\n".join(f"  {o} [{f.rule}] {f.message}" for o, f in failing)
+        message = f"does not conform to contract {version} ({profile} profile):\n{listing}"
+        raise ConformanceError(message, [f for _, f in failing])
 
 
 def _paths(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -102,7 +103,7 @@ def _paths(value: Any, prefix: str = "") -> dict[str, Any]:
     found: dict[str, Any] = {}
     if isinstance(value, dict):
         for key, item in value.items():
-            pointer = f"{prefix}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            pointer = prefix + json_pointer([key])
             found[pointer] = item
             found.update(_paths(item, pointer))
     elif isinstance(value, list):
@@ -170,28 +171,28 @@ def check_producer(
             if vector.valid:
                 first = " / ".join(str(error).splitlines()[:3])
                 detail = f"rejects a valid document, so cannot re-emit it: {first}"
-                report.issues.append(Issue("producer-round-trip", vector.id, vector.description, detail))
+                report.record("producer-round-trip", vector, detail)
             continue
         if not vector.valid:
             rules = ", ".join(sorted({f.rule for f in validate(vector.document, version, profile).errors}))
             detail = f"accepts a document the contract rejects ({rules}): {short(vector.document, 100)}"
-            report.issues.append(Issue("producer-valid", vector.id, vector.description, detail))
+            report.record("producer-valid", vector, detail)
             continue
         try:
             emitted = json.loads(instance.model_dump_json(by_alias=True))
         except Exception as error:  # e.g. a NaN the model let in and cannot serialize
-            report.issues.append(Issue("producer-valid", vector.id, vector.description, f"cannot serialize: {error}"))
+            report.record("producer-valid", vector, f"cannot serialize: {error}")
             continue
         for found in validate(emitted, version, profile).errors:
             obligation = finding_obligation(found, emitted)
             detail = f"emits [{found.rule}] {found.message}"
-            report.issues.append(Issue(obligation, vector.id, vector.description, detail))
+            report.record(obligation, vector, detail, found.pointer)
         before, after = _paths(vector.document), _paths(emitted)
         lost = [p for p in before if p not in after]
         dropped = [p for p in lost if not any(p.startswith(d + "/") for d in lost)]  # the outermost only
         if dropped:
             shown = ", ".join(dropped[:8]) + (f" and {len(dropped) - 8} more" if len(dropped) > 8 else "")
-            report.issues.append(Issue("producer-round-trip", vector.id, vector.description, f"drops {shown}"))
+            report.record("producer-round-trip", vector, f"drops {shown}")
         changed = [
             p
             for p in before
@@ -200,5 +201,5 @@ def check_producer(
         if changed:
             shown = ", ".join(f"{p}: {short(before[p], 40)} -> {short(after[p], 40)}" for p in changed[:5])
             detail = f"changes {shown}"
-            report.issues.append(Issue("producer-round-trip", vector.id, vector.description, detail))
+            report.record("producer-round-trip", vector, detail)
     return report

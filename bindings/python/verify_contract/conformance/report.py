@@ -1,34 +1,45 @@
-"""What a conformance run found, by obligation (SPEC 4.1/4.2): one ``Issue`` per vector that breaks one."""
+"""What a conformance run found, by obligation (SPEC 4.1/4.2): one ``Finding`` per vector that breaks one."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from verify_contract.conformance.obligations import OBLIGATIONS, Level, Role, obligations_of
+from verify_contract.conformance.obligations import OBLIGATIONS, Role, obligations_of
+from verify_contract.findings import Finding, Severity
 
 
-@dataclass(frozen=True)
-class Issue:
-    obligation: str
-    """An obligation id of ``verify_contract.conformance.obligations`` (e.g. ``consumer-refuse-mask``)."""
-    vector: str
-    description: str
-    detail: str
+def obligation_broken(obligation: str, vector: str, description: str, detail: str, pointer: str = "") -> Finding:
+    """A vector that breaks an obligation, as a ``Finding``: the rule is the obligation id (an id of
+    ``verify_contract.conformance.obligations``, e.g. ``consumer-refuse-mask``), the severity its level's
+    (MUST: error, SHOULD: warning), the message the detail, the file the vector id (the pointer, when
+    known, where in the vector's document); ``context`` holds the obligation ``level`` and the vector's
+    ``description``."""
+    level = OBLIGATIONS[obligation].level
+    context = {"level": level.value, "description": description}
+    return Finding(obligation, level.severity, detail, pointer, vector, context)
+
+
+class Described(Protocol):
+    """A vector, or a case made of one: what a broken obligation names."""
 
     @property
-    def level(self) -> Level:
-        return OBLIGATIONS[self.obligation].level
+    def id(self) -> str: ...
 
-    def as_dict(self) -> dict[str, str]:
-        return {
-            "obligation": self.obligation,
-            "level": self.level.value,
-            "vector": self.vector,
-            "description": self.description,
-            "detail": self.detail,
-        }
+    @property
+    def description(self) -> str: ...
+
+
+def issue_dict(issue: Finding) -> dict[str, str]:
+    """One issue of the JSON report."""
+    return {
+        "obligation": issue.rule,
+        "level": issue.context["level"],
+        "vector": issue.file,
+        "description": issue.context["description"],
+        "detail": issue.message,
+    }
 
 
 @dataclass
@@ -41,18 +52,23 @@ class ConformanceReport:
     """Vectors run through the subject."""
     skipped: int = 0
     """Vectors that do not apply (another version, another profile's verdict, raw JSON text for a model)."""
-    issues: list[Issue] = field(default_factory=list)
+    issues: list[Finding] = field(default_factory=list)
+    """Findings made by ``obligation_broken`` (``record`` adds one)."""
+
+    def record(self, obligation: str, vector: Described, detail: str, pointer: str = "") -> None:
+        """``vector`` breaks ``obligation``: ``detail`` says how (``pointer``: where in its document)."""
+        self.issues.append(obligation_broken(obligation, vector.id, vector.description, detail, pointer))
 
     @property
     def ok(self) -> bool:
         """No MUST-level obligation broken (SHOULD-level issues are listed but do not fail)."""
-        return not any(issue.level is Level.MUST for issue in self.issues)
+        return not any(issue.severity is Severity.ERROR for issue in self.issues)
 
     def broken(self) -> dict[str, int]:
         """Obligation id -> number of vectors that break it."""
         counts: dict[str, int] = {}
         for issue in self.issues:
-            counts[issue.obligation] = counts.get(issue.obligation, 0) + 1
+            counts[issue.rule] = counts.get(issue.rule, 0) + 1
         return dict(sorted(counts.items()))
 
     def obligations(self) -> list[dict[str, Any]]:
@@ -87,7 +103,7 @@ class ConformanceReport:
             "skipped": self.skipped,
             "broken": self.broken(),
             "obligations": self.obligations(),
-            "issues": [issue.as_dict() for issue in self.issues],
+            "issues": [issue_dict(issue) for issue in self.issues],
         }
 
     def format_text(self, limit: int = 5) -> str:
@@ -98,9 +114,9 @@ class ConformanceReport:
                 continue
             heading = f"{row['level']} {row['id']} (SPEC {row['section']}): {row['text']}"
             lines.append(f"{heading}; broken by {row['vectors']}")
-            shown = [issue for issue in self.issues if issue.obligation == row["id"]]
+            shown = [issue for issue in self.issues if issue.rule == row["id"]]
             for issue in shown[:limit]:
-                lines.append(f"  {issue.vector}: {issue.detail}")
+                lines.append(f"  {issue.file}: {issue.message}")
             if len(shown) > limit:
                 lines.append(f"  ... and {len(shown) - limit} more")
         if self.ok:

@@ -6,7 +6,9 @@ Typical use::
     report = diff_specs("schema/versions/1.1.0", "schema/versions/1.2.0")
     report.required_bump  # Bump.MINOR
 
-docs/compatibility.md explains the model, docs/diff-rules.md lists the rules.
+Each of ``report.changes`` is a ``Finding`` (``verify_contract.findings``) made by ``change``: the rule's
+id and severity, ``file#pointer``, the message, and the rule's verdict (direction, breaks, bump,
+forbidden) in its context. docs/compatibility.md explains the model, docs/diff-rules.md lists the rules.
 """
 
 from __future__ import annotations
@@ -15,23 +17,25 @@ from pathlib import Path
 
 from verify_contract.diff.corpus import CorpusEffect, corpus_effect
 from verify_contract.diff.registry import compare_registries
-from verify_contract.diff.report import Change, Report, render_markdown, render_text
-from verify_contract.diff.rules import RULES, Break, Bump, Rule, Severity
+from verify_contract.diff.report import Report, render_markdown, render_text
+from verify_contract.diff.rules import RULES, Break, Bump, Rule, change
 from verify_contract.diff.schema_rules import compare_schemas
 from verify_contract.diff.sides import VERIFY_RESPONSE_FILE, Side, SideError, load_side
+from verify_contract.findings import Finding, Severity
 from verify_contract.vectors import Vector
 
 __all__ = [
     "RULES",
     "Break",
     "Bump",
-    "Change",
     "CorpusEffect",
+    "Finding",
     "Report",
     "Rule",
     "Severity",
     "Side",
     "SideError",
+    "change",
     "diff_sides",
     "diff_specs",
     "load_side",
@@ -43,12 +47,12 @@ __all__ = [
 def diff_sides(
     old: Side, new: Side, *, corpus: bool = True, vectors: list[Vector] | None = None, vectors_dir: Path | None = None
 ) -> Report:
-    changes: list[Change] = []
+    changes: list[Finding] = []
 
     def emit(rule: str, file: str, pointer: str, message: str) -> None:
-        change = Change(rule, file, pointer, message)
-        if change not in changes:
-            changes.append(change)
+        found = change(rule, file, pointer, message)
+        if found not in changes:
+            changes.append(found)
 
     compare_schemas(old.documents, new.documents, VERIFY_RESPONSE_FILE, emit)
     notes: list[str] = []
@@ -61,7 +65,7 @@ def diff_sides(
     if report.bump_ok is False:
         actual = report.actual_bump
         changes.append(
-            Change(
+            change(
                 "VERSION_BUMP_INSUFFICIENT",
                 VERIFY_RESPONSE_FILE,
                 "/$id",

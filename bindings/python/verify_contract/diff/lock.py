@@ -19,11 +19,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from verify_contract.diff.sides import REGISTRY_PATH, SEMVER, VERSIONS
+from verify_contract.findings import Finding, Severity
 from verify_contract.registry import parse_registry
 from verify_contract.versions import version_key
 
 LOCK_FILE = PurePosixPath("schema/lock.json")
 LOCK_FORMAT = "verify-contract-lock/1"
+LOCK_RULE = "release-lock"
+"""The rule id of every ``Finding`` of ``check_lock``: something released changed or went missing."""
 
 
 def _sha256(path: Path) -> str:
@@ -70,38 +73,51 @@ def read_lock(root: Path) -> dict[str, Any]:
     return data
 
 
-def check_lock(root: Path, lock: dict[str, Any]) -> list[str]:
-    """Every way the tree differs from what was released; empty when the lock holds."""
-    problems: list[str] = []
+def _broken(message: str, file: PurePosixPath | str = "") -> Finding:
+    return Finding(LOCK_RULE, Severity.ERROR, message, "", str(file))
+
+
+def render(found: Finding) -> str:
+    """A lock finding as one line: ``file: message``, or the message alone for a whole version."""
+    return f"{found.file}: {found.message}" if found.file else found.message
+
+
+def check_lock(root: Path, lock: dict[str, Any]) -> list[Finding]:
+    """Every way the tree differs from what was released (rule ``release-lock``); empty when the lock holds."""
+    problems: list[Finding] = []
     locked_versions: dict[str, dict[str, str]] = lock["versions"]
     on_disk = version_dirs(root)
     for version, files in locked_versions.items():
         if version not in on_disk:
-            problems.append(f"released version {version} is missing")
+            problems.append(_broken(f"released version {version} is missing"))
             continue
         actual = file_hashes(root, version)
         for name, digest in files.items():
             if name not in actual:
-                problems.append(f"{VERSIONS}/{version}/{name}: released file is missing")
+                problems.append(_broken("released file is missing", VERSIONS / version / name))
             elif actual[name] != digest:
-                problems.append(f"{VERSIONS}/{version}/{name}: released file changed ({actual[name]} != {digest})")
+                problems.append(
+                    _broken(f"released file changed ({actual[name]} != {digest})", VERSIONS / version / name)
+                )
         for name in sorted(set(actual) - set(files)):
-            problems.append(f"{VERSIONS}/{version}/{name}: file added to a released version")
+            problems.append(_broken("file added to a released version", VERSIONS / version / name))
     newest_locked = max(locked_versions, key=version_key, default=None)
     for version in on_disk:
         if version not in locked_versions and newest_locked and version_key(version) < version_key(newest_locked):
-            problems.append(f"{VERSIONS}/{version} is older than released {newest_locked} but is not locked")
+            problems.append(_broken(f"{VERSIONS}/{version} is older than released {newest_locked} but is not locked"))
     current = _released_kinds(root, on_disk)
     for kind_id, locked in lock["kinds"].items():
         now = current.get(kind_id)
         if now is None:
-            problems.append(f"released failure kind {kind_id} was removed (deprecate it instead)")
+            problems.append(_broken(f"released failure kind {kind_id} was removed (deprecate it instead)"))
             continue
         for key in ("domain", "added_in"):
             if now[key] != locked[key]:
-                problems.append(f"released failure kind {kind_id}: {key} changed from {locked[key]} to {now[key]}")
+                problems.append(
+                    _broken(f"released failure kind {kind_id}: {key} changed from {locked[key]} to {now[key]}")
+                )
         if locked["stable"] and not now["stable"]:
-            problems.append(f"released failure kind {kind_id} was stable and is no longer")
+            problems.append(_broken(f"released failure kind {kind_id} was stable and is no longer"))
     return problems
 
 
@@ -110,7 +126,7 @@ def updated_lock(root: Path, lock: dict[str, Any] | None, release: list[str]) ->
     if lock is not None:
         problems = check_lock(root, lock)
         if problems:
-            raise ValueError("the lock does not hold; fix these first:\n" + "\n".join(problems))
+            raise ValueError("the lock does not hold; fix these first:\n" + "\n".join(map(render, problems)))
     versions = sorted({*(lock["versions"] if lock else {}), *release}, key=version_key)
     fresh = compute_lock(root, versions)
     if lock is not None:
@@ -145,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     problems = check_lock(root, lock)
     for problem in problems:
-        print(problem, file=sys.stderr)
+        print(render(problem), file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -46,8 +46,8 @@ def compare_registries(
     old: RegistryData, new: RegistryData, old_version: str | None, new_version: str | None, emit: Emit
 ) -> None:
     """Registry rules: never remove, rename only through ``renamed_to``, never lower stability or change meaning."""
-    for problem in new.problems:
-        emit("REGISTRY_INVALID", FILE, "", problem)
+    for found in new.findings:
+        emit("REGISTRY_INVALID", FILE, found.pointer, found.message)
     before, after = old.at(old_version), new.at(new_version)
     removed = [kind for kind_id, kind in before.items() if kind_id not in after]
     added = [kind for kind_id, kind in after.items() if kind_id not in before]

@@ -6,44 +6,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verify_contract.diff.corpus import CorpusEffect
-from verify_contract.diff.rules import RULES, SEVERITY_RANK, Break, Bump, Rule, Severity, direction_label
+from verify_contract.diff.rules import Break, Bump, direction_label
+from verify_contract.findings import Finding, Severity
 from verify_contract.versions import version_key
 
 ARROW = "->"
 
 
-@dataclass(frozen=True)
-class Change:
-    rule: str
-    file: str
-    pointer: str
-    message: str
+# A change is a ``Finding`` made by ``verify_contract.diff.rules.change``: its rule's verdict is in its context.
+def _bump(change: Finding) -> Bump:
+    return Bump(change.context["bump"])
 
-    @property
-    def definition(self) -> Rule:
-        return RULES[self.rule]
 
-    @property
-    def severity(self) -> Severity:
-        return self.definition.severity
+def _breaks(change: Finding) -> frozenset[Break]:
+    return frozenset(Break(b) for b in change.context["breaks"])
 
-    @property
-    def where(self) -> str:
-        return f"{self.file}#{self.pointer}"
 
-    def as_dict(self) -> dict[str, Any]:
-        rule = self.definition
-        return {
-            "rule": self.rule,
-            "severity": rule.severity.value,
-            "direction": rule.direction,
-            "breaks": sorted(b.value for b in rule.breaks),
-            "bump": rule.bump.value,
-            "forbidden": rule.forbidden,
-            "file": self.file,
-            "pointer": self.pointer,
-            "message": self.message,
-        }
+def _forbidden(change: Finding) -> bool:
+    return bool(change.context["forbidden"])
+
+
+def change_dict(change: Finding) -> dict[str, Any]:
+    """One change of the JSON report: rule, severity, the rule's verdict, file, pointer, message."""
+    return {
+        "rule": change.rule,
+        "severity": change.severity.value,
+        **change.context,
+        "file": change.file,
+        "pointer": change.pointer,
+        "message": change.message,
+    }
 
 
 def actual_bump(old: str | None, new: str | None) -> Bump | None:
@@ -66,14 +58,14 @@ class Report:
     new_label: str
     old_version: str | None
     new_version: str | None
-    changes: list[Change]
+    changes: list[Finding]
     registry_compared: bool
     corpus: CorpusEffect | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
     def required_bump(self) -> Bump:
-        return max((c.definition.bump for c in self.changes), key=lambda b: b.rank, default=Bump.NONE)
+        return max((_bump(c) for c in self.changes), key=lambda b: b.rank, default=Bump.NONE)
 
     @property
     def actual_bump(self) -> Bump | None:
@@ -87,12 +79,12 @@ class Report:
         return actual is not None and actual.rank >= self.required_bump.rank and not self.forbidden
 
     @property
-    def forbidden(self) -> list[Change]:
-        return [c for c in self.changes if c.definition.forbidden]
+    def forbidden(self) -> list[Finding]:
+        return [c for c in self.changes if _forbidden(c)]
 
     @property
     def breaks(self) -> frozenset[Break]:
-        return frozenset(b for c in self.changes for b in c.definition.breaks)
+        return frozenset(b for c in self.changes for b in _breaks(c))
 
     @property
     def compatibility(self) -> str:
@@ -104,8 +96,7 @@ class Report:
 
     def fails(self, fail_on: Severity) -> bool:
         """At least one change at or above ``fail_on``, or a forbidden one."""
-        threshold = SEVERITY_RANK[fail_on]
-        return bool(self.forbidden) or any(SEVERITY_RANK[c.severity] >= threshold for c in self.changes)
+        return bool(self.forbidden) or any(c.severity.rank >= fail_on.rank for c in self.changes)
 
     def as_dict(self) -> dict[str, Any]:
         actual = self.actual_bump
@@ -118,7 +109,7 @@ class Report:
             "compatibility": self.compatibility,
             "breaks": direction_label(self.breaks),
             "registry_compared": self.registry_compared,
-            "changes": [c.as_dict() for c in self.changes],
+            "changes": [change_dict(c) for c in self.changes],
             "corpus": self.corpus.as_dict() if self.corpus else None,
             "notes": list(self.notes),
         }
@@ -139,8 +130,7 @@ def _verdict(report: Report) -> str:
 def render_text(report: Report) -> str:
     lines = [f"contract diff {_versions(report)}"]
     for c in report.changes:
-        rule = c.definition
-        lines.append(f"  {rule.severity.value:<7} {c.rule:<34} {rule.direction:<17} {c.where}: {c.message}")
+        lines.append(f"  {c.severity.value:<7} {c.rule:<34} {c.context['direction']:<17} {c.where}: {c.message}")
     if not report.changes:
         lines.append("  no changes")
     lines.append(_verdict(report))
@@ -194,7 +184,7 @@ def render_markdown(report: Report) -> str:
             continue
         lines += ["", f"#### {title}", "", "| rule | breaks | where | change |", "|---|---|---|---|"]
         for c in chosen:
-            lines.append(f"| `{c.rule}` | {c.definition.direction} | `{_cell(c.where)}` | {_cell(c.message)} |")
+            lines.append(f"| `{c.rule}` | {c.context['direction']} | `{_cell(c.where)}` | {_cell(c.message)} |")
     if not report.changes:
         lines += ["", "No changes."]
     if report.corpus is not None:

@@ -9,11 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
+from verify_contract.findings import Finding, Severity
 
 
 class Break(str, Enum):
@@ -36,9 +32,6 @@ class Bump(str, Enum):
     @property
     def rank(self) -> int:
         return list(Bump).index(self)
-
-
-SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
 def direction_label(breaks: frozenset[Break]) -> str:
@@ -197,22 +190,22 @@ _RULES = (
     ),
     _r(
         "OPEN_CONTENT_MADE_IMPLICIT",
-        E,
-        {K},
-        Bump.MAJOR,
+        I,
+        set(),
+        Bump.PATCH,
         "An explicit `additionalProperties: true` was removed from an object that stays open.",
-        "Validation is unchanged (absent means open), but the generated pydantic model loses `extra='allow'` and "
-        "drops unknown keys on a round trip (checked against the generators: tests/test_diff_bindings_effect.py).",
+        "Spelling only: validation is unchanged (absent means open), and the bindings are generated from the "
+        "resolved model, where both spellings are open, so every binding keeps unknown keys as before (checked "
+        "against the generator: tests/test_diff_bindings_effect.py).",
         "InstanceConfig loses `additionalProperties: true`.",
     ),
     _r(
         "OPEN_CONTENT_MADE_EXPLICIT",
-        W,
-        {K},
-        Bump.MINOR,
+        I,
+        set(),
+        Bump.PATCH,
         "An open object gained an explicit `additionalProperties: true`.",
-        "Validation is unchanged, but the generated model starts keeping unknown keys (`extra='allow'`): code that "
-        "relied on them being dropped sees them.",
+        "Spelling only: validation and the generated bindings are unchanged (tests/test_diff_bindings_effect.py).",
         "A definition without `additionalProperties` gets `additionalProperties: true`.",
     ),
     # --- types and values -----------------------------------------------------------------------
@@ -772,3 +765,17 @@ _RULES = (
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
+
+
+def change(rule_id: str, file: str, pointer: str, message: str) -> Finding:
+    """A change the differ found, as a ``Finding`` of its rule's severity. The rule's verdict goes into the
+    finding's ``context``, in the JSON report's order: ``direction`` (``direction_label``), ``breaks`` (the
+    ``Break`` values, sorted), ``bump`` (a ``Bump`` value) and ``forbidden``."""
+    rule = RULES[rule_id]
+    verdict = {
+        "direction": rule.direction,
+        "breaks": sorted(b.value for b in rule.breaks),
+        "bump": rule.bump.value,
+        "forbidden": rule.forbidden,
+    }
+    return Finding(rule_id, rule.severity, message, pointer, file, verdict)

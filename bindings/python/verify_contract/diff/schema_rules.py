@@ -213,13 +213,13 @@ class Differ:
                 self.report(
                     "OPEN_CONTENT_MADE_IMPLICIT",
                     (where[0], (*where[1], "additionalProperties")),
-                    "explicit additionalProperties: true removed (generated models stop keeping unknown keys)",
+                    "explicit additionalProperties: true removed (still open)",
                 )
             elif _explicitly_open(b) and "additionalProperties" not in a:
                 self.report(
                     "OPEN_CONTENT_MADE_EXPLICIT",
                     (where[0], (*where[1], "additionalProperties")),
-                    "explicit additionalProperties: true added (generated models keep unknown keys)",
+                    "explicit additionalProperties: true added (was already open)",
                 )
         if old.ref != new.ref:
             unresolved = "$ref" in old.kw or "$ref" in new.kw

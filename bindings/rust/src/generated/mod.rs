@@ -3,11 +3,50 @@
 
 use serde_json::Value;
 
-use crate::Profile;
-
 pub mod v1_0_0;
 pub mod v1_1_0;
 pub mod v1_2_0;
+
+/// Which schema root a document is checked against: the profiles of the newest contract version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Profile {
+    /// `#/$defs/VerifyResponse`: Core profile: what a trainer needs from one scored rollout.
+    Core,
+    /// `#/$defs/GymVerifyResponse`: Gym profile: the core profile plus the request echo and the model response that NeMo Gym's BaseVerifyResponse carries.
+    Gym,
+}
+
+impl Profile {
+    /// Every profile, in the contract's order.
+    pub const ALL: [Profile; 2] = [Profile::Core, Profile::Gym];
+
+    /// The profile tools use when none is given.
+    pub const DEFAULT: Profile = Profile::Core;
+
+    /// The profile's name in the contract (`"core"`, `"gym"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Profile::Core => "core",
+            Profile::Gym => "gym",
+        }
+    }
+
+    /// The profile called `name`.
+    pub fn from_name(name: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|profile| profile.name() == name)
+    }
+}
+
+/// Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (the
+/// contract's I-JSON limit).
+pub const MAX_DEPTH: usize = 100;
+
+/// The rule of a violation at a location the schema-rule table does not name.
+pub const FALLBACK_RULE: &str = "schema-violation";
+
+/// Where the effective mask is read (SPEC 4.2), member names from the document root: the newest
+/// contract version's mask, then its legacy location. Every 1.x document is read at all of them.
+pub const MASK_PATHS: [&[&str]; 2] = [&["mask_sample"], &["instance_config", "mask_sample"]];
 
 /// Every contract version, oldest first.
 pub const CONTRACT_VERSIONS: [&str; 3] = ["1.0.0", "1.1.0", "1.2.0"];

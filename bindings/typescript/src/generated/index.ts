@@ -3,6 +3,7 @@
 export * as v1_0_0 from "./v1_0_0.js";
 export * as v1_1_0 from "./v1_1_0.js";
 export * as v1_2_0 from "./v1_2_0.js";
+export * from "./contract.js";
 export * from "./failure_kinds.js";
 export * from "./schemas.js";
 export type { ContractTypes } from "./contract_types.js";

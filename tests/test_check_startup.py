@@ -1,0 +1,96 @@
+"""What ``verify-contract check`` imports: a clean run loads neither the reference validator nor the other
+commands' dependencies (start-up is most of what a pre-commit hook or a CI step pays). Checked on
+``sys.modules`` in a fresh interpreter, so a regression is caught without timing anything; the time itself is
+measured by benchmarks/startup.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from verify_contract.versions import LATEST_VERSION
+
+# Loaded on first use only: the reference validator (jsonschema, referencing, regress) and its modules, the
+# composition shortcut and orjson (first line the pre-check does not settle), pydantic and the differ (other
+# commands), multiprocessing (--jobs 2), importlib.metadata (--version), importlib.resources and shutil.
+NOT_ON_A_CLEAN_RUN = (
+    "jsonschema",
+    "referencing",
+    "regress",
+    "pydantic",
+    "yaml",
+    "orjson",
+    "multiprocessing",
+    "importlib.metadata",
+    "importlib.resources",
+    "shutil",
+    "verify_contract.validation",
+    "verify_contract.schemas",
+    "verify_contract.jsonio",
+    "verify_contract.check_reference",
+    "verify_contract.check_compose",
+    "verify_contract.diff",
+    "verify_contract.diff_command",
+    "verify_contract.conformance",
+    "verify_contract.conformance_command",
+    "verify_contract.upgrade_command",
+    "verify_contract.generate_command",
+    "verify_contract.codegen",
+)
+
+RUN_CHECK = """
+import contextlib, io, json, sys
+from verify_contract.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "report": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+
+def loaded_by_check(*args: str) -> tuple[int, dict[str, object], set[str]]:
+    """Exit code, JSON report and every module loaded by ``verify-contract check ARGS`` in a new interpreter."""
+    command = [sys.executable, "-c", textwrap.dedent(RUN_CHECK), "check", "--format", "json", *args]
+    result = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+    return result["code"], json.loads(result["report"]), set(result["modules"])
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(name for name in NOT_ON_A_CLEAN_RUN if name in modules)
+
+
+@pytest.mark.parametrize(
+    ("profile", "line"),
+    [
+        ("core", b'{"reward": 1.0, "mask_sample": false, "failure_kind": "agent_timeout"}\n'),
+        ("gym", b'{"reward": 0.5, "response": {"output": []}, "responses_create_params": {"input": []}}\n'),
+    ],
+)
+def test_a_clean_one_line_check_loads_nothing_heavy(tmp_path: Path, profile: str, line: bytes) -> None:
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(line)
+    code, report, modules = loaded_by_check("--profile", profile, str(path))
+    assert (code, report["valid"], report["precheck"]) == (0, 1, "compiled"), report
+    assert heavy(modules) == []
+
+
+def test_the_first_line_that_needs_the_reference_loads_it(tmp_path: Path) -> None:
+    """The control: the same probe sees the reference arrive once a line needs it (so the test above can fail)."""
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(b'{"reward": "1.0"}\n')
+    code, report, modules = loaded_by_check("--profile", "core", str(path))
+    assert (code, report["invalid"]) == (1, 1)
+    assert {"jsonschema", "verify_contract.validation", "verify_contract.check_compose"} <= modules
+    assert "pydantic" not in modules and "verify_contract.diff" not in modules
+
+
+def test_version_and_help_still_name_everything() -> None:
+    version = subprocess.run([sys.executable, "-m", "verify_contract", "--version"], capture_output=True, check=True)
+    assert LATEST_VERSION in version.stdout.decode()
+    usage = subprocess.run([sys.executable, "-m", "verify_contract", "--help"], capture_output=True, check=True)
+    for command in ("check", "diff", "conformance", "upgrade", "generate"):
+        assert command in usage.stdout.decode()

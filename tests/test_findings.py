@@ -1,0 +1,121 @@
+"""One ``Finding`` type and one ``Severity`` serve validation, check, the registry lint, the release lock, the
+differ and the conformance kit; each tool's own data lives in the finding's typed fields or its context."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+from pathlib import Path
+
+import pytest
+
+import verify_contract
+from verify_contract.conformance import OBLIGATIONS, ConformanceReport, Level, obligation_broken
+from verify_contract.diff import RULES as DIFF_RULES
+from verify_contract.diff import Report, change
+from verify_contract.findings import Finding, Severity, finding
+from verify_contract.registry import LINT_RULE, lint_findings, parse_registry
+from verify_contract.validation import validate
+from verify_contract.versions import LATEST_VERSION
+
+PACKAGE = Path(verify_contract.__file__).parent
+
+
+def _classes() -> dict[str, list[str]]:
+    """Class name -> the package's source files defining a class of that name (generated code excepted)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "generated" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
+    return found
+
+
+def test_one_finding_class_and_one_severity_in_the_package() -> None:
+    classes = _classes()
+    assert classes["Finding"] == ["findings.py"] and classes["Severity"] == ["findings.py"]
+    # The differ's ``Change`` and the conformance kit's ``Issue`` were second finding classes.
+    assert "Change" not in classes and "Issue" not in classes
+
+
+def test_severity_ranks_in_order() -> None:
+    assert Severity.INFO.rank < Severity.WARNING.rank < Severity.ERROR.rank
+    assert sorted(Severity, key=lambda s: s.rank) == [Severity.INFO, Severity.WARNING, Severity.ERROR]
+
+
+@pytest.mark.parametrize("rule_id", sorted(DIFF_RULES))
+def test_a_diff_change_carries_its_rules_verdict(rule_id: str) -> None:
+    rule = DIFF_RULES[rule_id]
+    found = change(rule_id, "verify_response.schema.json", "/properties/x", "x changed")
+    assert isinstance(found, Finding) and found.severity is rule.severity
+    assert found.where == "verify_response.schema.json#/properties/x"
+    assert dict(found.context) == {
+        "direction": rule.direction,
+        "breaks": sorted(b.value for b in rule.breaks),
+        "bump": rule.bump.value,
+        "forbidden": rule.forbidden,
+    }
+
+
+def test_the_diff_report_reads_the_verdict_from_its_findings() -> None:
+    forbidden = next(r for r in DIFF_RULES.values() if r.forbidden)
+    compatible = DIFF_RULES["PROPERTY_ADDED"]
+    changes = [change(r.id, "f.json", "", r.id) for r in (forbidden, compatible)]
+    report = Report("a", "b", "1.1.0", "1.2.0", changes, registry_compared=True)
+    assert report.forbidden == changes[:1] and report.bump_ok is False
+    assert report.required_bump is max(forbidden.bump, compatible.bump, key=lambda b: b.rank)
+    assert report.breaks == forbidden.breaks | compatible.breaks
+    assert report.fails(Severity.ERROR)  # forbidden, whatever its severity
+    assert not Report("a", "b", None, None, changes[1:], True).fails(Severity.WARNING)
+    # The JSON report's change objects keep their key order (byte-for-byte compatible output).
+    keys = list(report.as_dict()["changes"][0])
+    assert keys == ["rule", "severity", "direction", "breaks", "bump", "forbidden", "file", "pointer", "message"]
+
+
+def test_a_broken_obligation_is_a_finding_of_its_levels_severity() -> None:
+    must = next(o for o in OBLIGATIONS.values() if o.level is Level.MUST)
+    should = next(o for o in OBLIGATIONS.values() if o.level is Level.SHOULD)
+    report = ConformanceReport("subject", must.role, "core", LATEST_VERSION)
+    report.issues.append(obligation_broken(should.id, "vector-a", "a vector", "detail a"))
+    assert report.issues[0].severity is Severity.WARNING and report.ok
+    report.issues.append(obligation_broken(must.id, "vector-b", "b vector", "detail b", "/reward"))
+    assert report.issues[1].severity is Severity.ERROR and not report.ok
+    assert report.issues[1].where == "vector-b#/reward"
+    assert report.as_dict()["issues"][1] == {
+        "obligation": must.id,
+        "level": "MUST",
+        "vector": "vector-b",
+        "description": "b vector",
+        "detail": "detail b",
+    }
+
+
+def test_registry_lint_findings_point_at_the_entry() -> None:
+    text = (
+        "file_format: failure-kind-registry/1\nkinds:\n"
+        "  - {id: ok_kind, domain: ok, brief: fine, stability: stable, added_in: 1.0.0}\n"
+        "  - {id: half_kind, domain: ok}\n"
+        "  - {id: old_kind, domain: ok, brief: old, stability: stable, added_in: 1.0.0,\n"
+        "     deprecated: {in: 1.0.0, reason: renamed, renamed_to: nowhere}}\n"
+    )
+    found = lint_findings(parse_registry(text, ["1.0.0"]))
+    assert {f.rule for f in found} == {LINT_RULE} and {f.severity for f in found} == {Severity.ERROR}
+    assert {f.pointer for f in found if "half_kind" in f.message} == {"/kinds/1"}
+    assert [f.pointer for f in found if "nowhere" in f.message] == ["/kinds/2"]
+    assert not any(f.pointer == "/kinds/0" for f in found)
+
+
+def test_context_is_reported_only_where_a_tool_adds_one() -> None:
+    plain = validate({"reward": "high"}, LATEST_VERSION).findings
+    assert plain and all("context" not in f.as_dict() for f in plain)
+    rich = change("PROPERTY_ADDED", "f.json", "/x", "added")
+    assert rich.as_dict()["context"] == dict(rich.context)
+
+
+def test_findings_hash_and_pickle_with_their_context() -> None:
+    """check's process pool pickles findings, and tools deduplicate them."""
+    rich = change("PROPERTY_ADDED", "f.json", "/x", "added")
+    assert pickle.loads(pickle.dumps(rich)) == rich
+    assert len({rich, change("PROPERTY_ADDED", "f.json", "/x", "added"), finding("reward-type", "m")}) == 2
