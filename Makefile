@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 LANGUAGES := typescript go rust
 
-.PHONY: setup demo test test-python generate lint fuzz
+.PHONY: setup demo test test-python generate lint fuzz fuzz-c
 
 setup: $(VENV)/.installed
 
@@ -39,3 +39,11 @@ FUZZ_SEED ?= 1
 FUZZ_COUNT ?= 100000
 fuzz: setup
 	$(PY) tests/fuzz/differential.py --seed $(FUZZ_SEED) --count $(FUZZ_COUNT)
+
+# Sanitizer fuzzing of the compiled pre-check (tests/fuzz/fastscan): clang's libFuzzer with ASan and UBSan,
+# one worker, then the grown corpus replayed against the reference. Needs clang and libclang-rt-14-dev; the
+# corpus stays in FUZZ_C_DIR between runs. A short run is part of `make test` (tests/test_fastscan_fuzz.py).
+FUZZ_C_RUNS ?= 10000000
+FUZZ_C_DIR ?= build/fuzz-fastscan
+fuzz-c: setup
+	nice -n 10 $(PY) tests/fuzz/fastscan/harness.py --runs $(FUZZ_C_RUNS) --workdir $(FUZZ_C_DIR)

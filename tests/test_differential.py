@@ -46,9 +46,8 @@ def test_corpus_covers_every_status() -> None:
     assert set(range(13)) <= set(seen)  # masked, legacy, registered and namespaced kinds
     keys = Counter(key[:1] for _, _, _, key in others if key is not None)
     assert keys[b"C"] > 300  # contract memo keys
-    # The compiled scanner's text-event keys ('N', 'D') follow Python's json order, not SPEC 2.1's text
-    # order: fastpath.scan drops them until it does, so those lines ask the reference.
-    assert keys[b"N"] == 0 and keys[b"D"] == 0
+    # text-event keys: the first defect in text order (SPEC 2.1) is a non-finite token or a repeated name
+    assert keys[b"N"] > 20 and keys[b"D"] > 20
     assert sum(key is None for _, _, _, key in others) > 300  # and lines without one
     shared = Counter(key for _, _, _, key in others if key is not None)
     assert sum(n for n in shared.values() if n > 1) > 500  # memo hits

@@ -11,13 +11,12 @@
  *   - 'C' (contract): the text is strict JSON with no JSON-rule defect; the key holds every input of the
  *     schema and semantic rules and of the counted facts (the constrained top-level members: a type byte,
  *     plus the raw value bytes wherever the value itself can matter).
- *   - 'N' / 'D' (text event): the first defect jsonio.parse_json meets is a NaN/Infinity token (key: the
- *     token) or a duplicate member name (key: the raw name), and the whole line is valid UTF-8. jsonio
- *     decodes with Python's json module, which calls parse_constant at the token and object_pairs_hook
- *     when an object closes, left to right; this scanner walks the same way and raises the same events at
- *     the same places, so the first event here is the reference's first finding. Anything it cannot follow
- *     exactly (syntax errors, escaped names, huge objects, deep nesting, big numbers, lone surrogates)
- *     gets no key.
+ *   - 'N' / 'D' (text event): the line's first defect in text order (SPEC 2.1, the reference's one
+ *     finding for it) is a NaN/Infinity token where a value belongs (key: the token) or a repeated member
+ *     name, at its second occurrence (key: the raw name), and the whole line is valid UTF-8 (a line that
+ *     is not gets json-syntax whatever its defects). The scan stops at the first thing it cannot follow
+ *     exactly (syntax errors, escaped names, huge objects, deep nesting, big numbers, lone surrogates) with
+ *     no key, so everything before an event is known to be free of defects: the event is the first defect.
  *
  * Status byte per line: 0 blank, 1..12 clean (1 + masked + 2*legacy + 4*failure-kind class), and
  * STATUS_TEXT (the JSON text itself may break a rule) or STATUS_CONTRACT (the text is strict JSON with
@@ -31,8 +30,11 @@
  * KIND (the failure-kind grammar below plus the registry, passed as `kinds`) or UNSURE (constraints this
  * scanner does not implement: a line holding the member is never clean, it goes to the reference).
  */
+#ifndef FASTSCAN_CORE_ONLY /* the fuzz harness (tests/fuzz/fastscan) compiles the scanner without Python */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#endif
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -110,8 +112,6 @@ typedef struct {
     uint8_t field;   /* field whose value this container is */
     uint32_t key_base;
     uint32_t nkeys;
-    const uint8_t *dup; /* the first repeated member name of this object */
-    uint32_t dup_len;
     uint64_t seen; /* one bit per name hash: most names need no comparison at all */
 } Frame;
 
@@ -373,7 +373,7 @@ HOT int key_field(uint8_t node, const uint8_t *k, uint32_t n, uint64_t head) {
 }
 
 /* The line whose '{' is at p. SCAN_OK: strict JSON with every rule of jsonio.parse_json met and the fields
- * recorded. SCAN_NAN / SCAN_DUP: that is the first defect jsonio meets, and the line is valid UTF-8.
+ * recorded. SCAN_NAN / SCAN_DUP: that is the first defect in text order (SPEC 2.1), and the line is valid UTF-8.
  * SCAN_UNSURE: ask the reference. *eol is set to the line's end for all but SCAN_UNSURE. */
 static int scan_document(const uint8_t *p, const uint8_t *end, Fields *f, const uint8_t **eol) {
     int depth = 1;
@@ -385,7 +385,6 @@ static int scan_document(const uint8_t *p, const uint8_t *end, Fields *f, const 
     fr->field = F_NONE;
     fr->key_base = 0;
     fr->nkeys = 0;
-    fr->dup = NULL;
     fr->seen = 0;
     p = skip_ws(p + 1, end);
     if (p < end && *p == '}') {
@@ -411,22 +410,22 @@ key:
         } else {
             for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)k[i] << (8 * i);
         }
-        if (!fr->dup) {
-            /* json's object_pairs_hook reports the first name that repeats an earlier one */
-            uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
-            for (uint32_t i = (fr->seen & bit) ? fr->key_base : key_top; i < key_top; i++) {
-                if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
-                    fr->dup = k;
-                    fr->dup_len = n;
-                    break;
-                }
+        /* A repeated name is a defect at its second occurrence (SPEC 2.1), once its string is complete:
+         * nothing before it was a defect (the scan would have stopped), so it is the line's finding. */
+        uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+        for (uint32_t i = (fr->seen & bit) ? fr->key_base : key_top; i < key_top; i++) {
+            if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
+                f->event = k;
+                f->event_len = n;
+                *eol = utf8_line_end(p, end);
+                return *eol ? SCAN_DUP : SCAN_UNSURE;
             }
-            fr->seen |= bit;
-            keys[key_top].p = k;
-            keys[key_top].len = n;
-            key_top++;
-            fr->nkeys++;
         }
+        fr->seen |= bit;
+        keys[key_top].p = k;
+        keys[key_top].len = n;
+        key_top++;
+        fr->nkeys++;
         fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(fr->node, k, n, head) : F_NONE;
         p = skip_ws(p, end);
         if (p >= end || *p != ':') return SCAN_UNSURE;
@@ -463,7 +462,6 @@ value:
             fr->field = field;
             fr->key_base = key_top;
             fr->nkeys = 0;
-            fr->dup = NULL;
             fr->seen = 0;
             p = skip_ws(p + 1, end);
             if (p >= end) return SCAN_UNSURE;
@@ -496,7 +494,7 @@ value:
             p += 4;
             type = T_NULL;
         } else if (c == 'N' && end - p >= 3 && memcmp(p, "NaN", 3) == 0) {
-            /* json calls parse_constant as soon as it matches the token, whatever follows */
+            /* a defect at its first character, whatever follows (SPEC 2.1) */
             f->event = p;
             f->event_len = 3;
             goto nan;
@@ -541,13 +539,6 @@ after_value:
     p++;
 
 closed: /* p is just past the closing bracket of frames[depth] */
-    if (fr->is_obj && fr->dup) {
-        /* json's object_pairs_hook runs as the object closes: the duplicate is the reference's finding */
-        f->event = fr->dup;
-        f->event_len = fr->dup_len;
-        *eol = utf8_line_end(p, end);
-        return *eol ? SCAN_DUP : SCAN_UNSURE;
-    }
     if (fr->field) f->stop[fr->field] = p;
     key_top = fr->key_base;
     depth--;
@@ -731,6 +722,47 @@ static int load_table(const uint8_t *b, size_t len) {
     return at == len;
 }
 
+/* The line that starts at q: its status byte in *status, and in *keyed whether key holds its memo key.
+ * Returns where the next line starts (past this line's newline, or end). The field table and the kinds
+ * must be loaded (load_table, load_kinds). */
+HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *kinds, Fields *f, KeyBuf *key,
+                             int *status, int *keyed) {
+    const uint8_t *p = skip_ws(q, end);
+    const uint8_t *eol = NULL;
+    *status = STATUS_TEXT;
+    *keyed = 0;
+    if (p < end && *p == '{') {
+        if (table.count < 16) memset(f->type, 0, 16); /* a constant size: inlined */
+        else memset(f->type, 0, (size_t)table.count + 1);
+        f->wide_int = 0;
+        f->unclean = 0;
+        f->required_seen = 0;
+        int result = scan_document(p, end, f, &eol);
+        if (result == SCAN_OK) {
+            *status = classify(f, kinds);
+            if (*status == STATUS_CONTRACT) {
+                contract_key(f, key);
+                *keyed = !key->overflow;
+                /* for STATUS_CONTRACT check.py has orjson build the document, which reads long
+                 * integers otherwise */
+                if (f->wide_int) *status = STATUS_TEXT;
+            }
+        } else if (result != SCAN_UNSURE && f->event_len + 1 <= MEMO_KEY_BYTES) {
+            key->buf[0] = result == SCAN_NAN ? 'N' : 'D';
+            memcpy(key->buf + 1, f->event, f->event_len);
+            key->len = f->event_len + 1;
+            *keyed = 1;
+        }
+    }
+    if (!eol) {
+        eol = memchr(q, '\n', (size_t)(end - q));
+        if (!eol) eol = end;
+        if (*status == STATUS_TEXT && (p >= end || *p != '{') && is_blank(q, eol)) *status = STATUS_BLANK;
+    }
+    return eol < end ? eol + 1 : end;
+}
+
+#ifndef FASTSCAN_CORE_ONLY
 PyDoc_STRVAR(scan_doc,
              "scan(buffer, fields, kinds) -> (statuses, others)\n\n"
              "Classify every newline-terminated line of buffer (the last line may lack its newline).\n"
@@ -771,38 +803,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             if (!grown) goto fail;
             out = grown;
         }
-        const uint8_t *p = skip_ws(q, end);
-        const uint8_t *eol = NULL;
-        int status = STATUS_TEXT, keyed = 0;
-        if (p < end && *p == '{') {
-            if (table.count < 16) memset(f.type, 0, 16); /* a constant size: inlined */
-            else memset(f.type, 0, (size_t)table.count + 1);
-            f.wide_int = 0;
-            f.unclean = 0;
-            f.required_seen = 0;
-            int result = scan_document(p, end, &f, &eol);
-            if (result == SCAN_OK) {
-                status = classify(&f, &kind_table);
-                if (status == STATUS_CONTRACT) {
-                    contract_key(&f, &key);
-                    keyed = !key.overflow;
-                    /* for STATUS_CONTRACT check.py has orjson build the document, which reads long
-                     * integers otherwise */
-                    if (f.wide_int) status = STATUS_TEXT;
-                }
-            } else if (result != SCAN_UNSURE && f.event_len + 1 <= MEMO_KEY_BYTES) {
-                key.buf[0] = result == SCAN_NAN ? 'N' : 'D';
-                memcpy(key.buf + 1, f.event, f.event_len);
-                key.len = f.event_len + 1;
-                keyed = 1;
-            }
-        }
-        if (!eol) {
-            eol = memchr(q, '\n', (size_t)(end - q));
-            if (!eol) eol = end;
-            if (status == STATUS_TEXT && (p >= end || *p != '{') && is_blank(q, eol)) status = STATUS_BLANK;
-        }
-        const uint8_t *next = eol < end ? eol + 1 : end;
+        int status, keyed;
+        const uint8_t *next = scan_line(q, end, &kind_table, &f, &key, &status, &keyed);
         out[index] = (uint8_t)status;
         if (status == STATUS_TEXT || status == STATUS_CONTRACT) {
             PyObject *memo_key;
@@ -934,3 +936,4 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
     }
     return m;
 }
+#endif /* FASTSCAN_CORE_ONLY */

@@ -196,11 +196,8 @@ def _slow_scan(chunk: bytes) -> tuple[bytes, list[Other]]:
 def scan_with(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[Other]]:
     """``scan`` with an explicit field table and kind list (tests feed synthetic models through this)."""
     assert _native is not None
-    statuses, others = _native.scan(chunk, table, kinds)
-    # The compiled scanner keys text events ('N', 'D') in the order Python's json module meets them (a
-    # duplicate when its object closes), not in text order (SPEC 2.1): until it follows text order, those
-    # keys are dropped (such lines ask the reference).
-    return statuses, [(i, s, e, None if k is not None and k[:1] in b"ND" else k) for i, s, e, k in others]
+    result: tuple[bytes, list[Other]] = _native.scan(chunk, table, kinds)
+    return result
 
 
 def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tuple[bytes, list[Other]]:

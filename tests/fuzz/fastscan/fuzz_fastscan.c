@@ -1,0 +1,150 @@
+/* libFuzzer target for the compiled pre-check (bindings/python/verify_contract/_fastscan.c), without Python.
+ *
+ * Built by tests/fuzz/fastscan/harness.py with clang -fsanitize=fuzzer,address,undefined. The field tables
+ * come from the resolved contract model: harness.py writes them (fastpath.field_table and
+ * fastpath.clean_kinds of every version and profile) into the generated header fuzz_tables.h.
+ *
+ * Each input is a chunk of JSON Lines, scanned with every table. Memory safety is the sanitizers' job; the
+ * harness adds the invariants that need no reference, and aborts when one breaks:
+ *   - one status per line, lines as count_lines counts them, each line ending at its newline;
+ *   - a status byte the Python side knows; blank exactly when the line is JSON whitespace only;
+ *   - a memo key only on a line that asks the reference, of a kind that fits its status, naming a token or
+ *     a member name that is in the line;
+ *   - a line gets the same status and key alone, in an exact-size buffer, as in its chunk, with or without
+ *     its newline: a read past the line's end then hits an AddressSanitizer redzone instead of the next line.
+ * Agreement with the reference (verdicts, rule ids, counted facts) is checked by replaying the corpus
+ * through the Python module: harness.py replay.
+ */
+#define FASTSCAN_CORE_ONLY
+#include "_fastscan.c"
+
+#include <stdlib.h>
+
+#include "fuzz_tables.h"
+
+typedef struct {
+    int status;
+    int keyed;
+    size_t key_len;
+    uint8_t key[MEMO_KEY_BYTES];
+    size_t length; /* bytes of the line, its newline included */
+} Line;
+
+static Kinds kinds;
+
+static void load(size_t t) {
+    if (!load_table(FUZZ_TABLES[t].table, FUZZ_TABLES[t].table_len)) abort();
+    if (!load_kinds(&kinds, FUZZ_TABLES[t].kinds, FUZZ_TABLES[t].kinds_len)) abort();
+}
+
+static const uint8_t *scan_one(const uint8_t *q, const uint8_t *end, Line *line) {
+    Fields f;
+    KeyBuf key;
+    const uint8_t *next = scan_line(q, end, &kinds, &f, &key, &line->status, &line->keyed);
+    line->key_len = line->keyed ? key.len : 0;
+    if (line->key_len > MEMO_KEY_BYTES) abort();
+    memcpy(line->key, key.buf, line->key_len);
+    line->length = (size_t)(next - q);
+    return next;
+}
+
+static int is_status(int status) {
+    return status == STATUS_BLANK || (status >= 1 && status <= 12) || status == STATUS_TEXT ||
+           status == STATUS_CONTRACT;
+}
+
+static int json_whitespace_only(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!(p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) return 0;
+    return 1;
+}
+
+static int contains(const uint8_t *haystack, size_t n, const uint8_t *needle, size_t m) {
+    if (m > n) return 0;
+    for (size_t i = 0; i + m <= n; i++)
+        if (memcmp(haystack + i, needle, m) == 0) return 1;
+    return 0;
+}
+
+/* A key names what decides the line's outcome: 'N' a non-finite token and 'D' a member name (both in the
+ * line, where the line asks the reference about its text), 'C' the contract fields of a strict-JSON line. */
+static void check_key(const Line *line, const uint8_t *text, size_t n) {
+    if (!line->keyed) return;
+    if (line->status != STATUS_TEXT && line->status != STATUS_CONTRACT) abort();
+    if (line->key_len == 0) abort();
+    const uint8_t *body = line->key + 1;
+    size_t m = line->key_len - 1;
+    switch (line->key[0]) {
+    case 'N':
+        if (line->status != STATUS_TEXT) abort();
+        if (!((m == 3 && memcmp(body, "NaN", 3) == 0) || (m == 8 && memcmp(body, "Infinity", 8) == 0) ||
+              (m == 9 && memcmp(body, "-Infinity", 9) == 0)))
+            abort();
+        if (!contains(text, n, body, m)) abort();
+        break;
+    case 'D': {
+        if (line->status != STATUS_TEXT) abort();
+        /* the name, in quotes, occurs at least twice */
+        uint8_t quoted[MEMO_KEY_BYTES + 2];
+        quoted[0] = '"';
+        memcpy(quoted + 1, body, m);
+        quoted[m + 1] = '"';
+        size_t found = 0;
+        for (size_t i = 0; i + m + 2 <= n && found < 2; i++) found += memcmp(text + i, quoted, m + 2) == 0;
+        if (found < 2) abort();
+        break;
+    }
+    case 'C':
+        break;
+    default:
+        abort();
+    }
+}
+
+static int same_line(const Line *a, const Line *b) {
+    return a->status == b->status && a->keyed == b->keyed && a->key_len == b->key_len &&
+           memcmp(a->key, b->key, a->key_len) == 0;
+}
+
+/* The line [q, q + n) alone, in a buffer of exactly n bytes (heap: ASan guards both ends). */
+static void alone(const uint8_t *q, size_t n, Line *line) {
+    uint8_t *copy = malloc(n ? n : 1);
+    if (!copy) abort();
+    memcpy(copy, q, n);
+    const uint8_t *next = scan_one(copy, copy + n, line);
+    if (next != copy + n) abort(); /* one line: nothing after it */
+    free(copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const uint8_t *end = data + size;
+    size_t expected_lines = 0;
+    for (size_t i = 0; i < size; i++) expected_lines += data[i] == '\n';
+    expected_lines += size && data[size - 1] != '\n';
+    for (size_t t = 0; t < sizeof FUZZ_TABLES / sizeof FUZZ_TABLES[0]; t++) {
+        load(t);
+        size_t lines = 0;
+        for (const uint8_t *q = data; q < end; lines++) {
+            Line line, single, bare;
+            const uint8_t *next = scan_one(q, end, &line);
+            if (next <= q || next > end) abort();
+            size_t n = (size_t)(next - q);
+            const uint8_t *newline = memchr(q, '\n', n);
+            if (newline && newline != next - 1) abort(); /* the line ends at its first newline */
+            if (!newline && next != end) abort();
+            size_t text = newline ? n - 1 : n; /* the line without its newline */
+            if (!is_status(line.status)) abort();
+            if ((line.status == STATUS_BLANK) != json_whitespace_only(q, text)) abort();
+            check_key(&line, q, text);
+            alone(q, n, &single);
+            if (!same_line(&line, &single)) abort();
+            if (newline) {
+                alone(q, text, &bare);
+                if (!same_line(&line, &bare)) abort();
+            }
+            q = next;
+        }
+        if (lines != expected_lines) abort();
+    }
+    return 0;
+}
