@@ -34,6 +34,7 @@ NOT_ON_A_CLEAN_RUN = (
     "verify_contract.jsonio",
     "verify_contract.check_reference",
     "verify_contract.check_compose",
+    "verify_contract.check_text_events",
     "verify_contract.diff",
     "verify_contract.diff_command",
     "verify_contract.conformance",

@@ -73,6 +73,7 @@ def check_chunk(
     # line the pre-check does not settle: a clean run never loads them (tests/test_check_startup.py).
     from verify_contract.check_compose import contract_outcome
     from verify_contract.check_reference import reference_outcome
+    from verify_contract.check_text_events import text_event_outcome
 
     version, profile = options.version, options.profile
     memo = outcome_memo(version, profile)
@@ -87,11 +88,16 @@ def check_chunk(
         if outcome is None:
             outcome = local.get(key) if key is not None else None
             if outcome is None:
-                raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's: errors at its end
-                if statuses[index] == fastpath.STATUS_CONTRACT:
-                    outcome = contract_outcome(raw, version, profile)
-                else:
-                    outcome = reference_outcome(raw, version, profile)
+                status = statuses[index]
+                # A NaN token or a repeated name keyed as the first defect: its finding needs no parse.
+                if key is not None and status == fastpath.STATUS_TEXT:
+                    outcome = text_event_outcome(key)
+                if outcome is None:
+                    raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's
+                    if status == fastpath.STATUS_CONTRACT:
+                        outcome = contract_outcome(raw, version, profile)
+                    else:
+                        outcome = reference_outcome(raw, version, profile)
                 if key is None:
                     tally.count(outcome, 1)
                 elif len(memo) < MEMO_ENTRIES:
