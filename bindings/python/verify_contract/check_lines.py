@@ -7,25 +7,37 @@ from __future__ import annotations
 import operator
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from verify_contract import fastpath
-from verify_contract.check_report import DEFAULT_MAX_FINDINGS, Tally
+from verify_contract.check_report import DEFAULT_MAX_FINDINGS, FrozenRecord, Tally
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 if TYPE_CHECKING:
     from verify_contract.check_reference import Outcome
 
 
-@dataclass(frozen=True)
-class CheckOptions:
-    version: str = LATEST_VERSION
-    profile: Profile = DEFAULT_PROFILE
-    max_findings: int = DEFAULT_MAX_FINDINGS
-    fast: bool = True
-    """False: every line through the reference (for the differential test and for distrust)."""
-    jobs: int = 1
+class CheckOptions(FrozenRecord):
+    """How ``check`` runs: contract version, profile, how many findings to list, the fast path or the
+    reference alone (``fast=False``: every line through the reference, for the differential test and for
+    distrust), and worker processes."""
+
+    __slots__ = ("version", "profile", "max_findings", "fast", "jobs")  # noqa: RUF023 (the constructor's order)
+    version: str
+    profile: Profile
+    max_findings: int
+    fast: bool
+    jobs: int
+
+    def __init__(
+        self,
+        version: str = LATEST_VERSION,
+        profile: Profile = DEFAULT_PROFILE,
+        max_findings: int = DEFAULT_MAX_FINDINGS,
+        fast: bool = True,
+        jobs: int = 1,
+    ) -> None:
+        self._freeze(version, profile, max_findings, fast, jobs)
 
 
 MEMO_ENTRIES = 4096
