@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,7 @@ NOT_ON_A_CLEAN_RUN = (
     "verify_contract.jsonio",
     "verify_contract.check_reference",
     "verify_contract.check_compose",
+    "verify_contract.check_text_events",
     "verify_contract.diff",
     "verify_contract.diff_command",
     "verify_contract.conformance",
@@ -48,14 +50,28 @@ import contextlib, io, json, sys
 from verify_contract.cli import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
     code = main(sys.argv[1:])
-print(json.dumps({"code": code, "report": out.getvalue(), "modules": sorted(sys.modules)}))
+# Classes that a dataclass decorator built in check's own modules (each costs an exec at import).
+made = sorted(
+    f"{name}.{cls.__name__}"
+    for name, module in list(sys.modules.items())
+    if name.startswith("verify_contract.check")
+    for cls in vars(module).values()
+    if isinstance(cls, type) and cls.__module__ == name and "__dataclass_fields__" in vars(cls)
+)
+print(json.dumps({"code": code, "report": out.getvalue(), "modules": sorted(sys.modules), "dataclasses": made}))
 """
+
+
+def run_check(*args: str) -> dict[str, Any]:
+    """``verify-contract check ARGS`` in a new interpreter: exit code, report, modules loaded, dataclasses built."""
+    command = [sys.executable, "-c", textwrap.dedent(RUN_CHECK), "check", "--format", "json", *args]
+    result: dict[str, Any] = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+    return result
 
 
 def loaded_by_check(*args: str) -> tuple[int, dict[str, object], set[str]]:
     """Exit code, JSON report and every module loaded by ``verify-contract check ARGS`` in a new interpreter."""
-    command = [sys.executable, "-c", textwrap.dedent(RUN_CHECK), "check", "--format", "json", *args]
-    result = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+    result = run_check(*args)
     return result["code"], json.loads(result["report"]), set(result["modules"])
 
 
@@ -76,6 +92,17 @@ def test_a_clean_one_line_check_loads_nothing_heavy(tmp_path: Path, profile: str
     code, report, modules = loaded_by_check("--profile", profile, str(path))
     assert (code, report["valid"], report["precheck"]) == (0, 1, "compiled"), report
     assert heavy(modules) == []
+
+
+def test_a_clean_run_builds_no_dataclass_in_check_modules(tmp_path: Path) -> None:
+    """Each class a dataclass decorator builds costs an ``exec`` at import (about 0.5 ms): check's own
+    classes on the start-up path (report, options) are written out. The control: a line that needs the
+    reference loads check_reference, whose ``Outcome`` is one, and the probe sees it."""
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(b'{"reward": 1.0}\n')
+    assert run_check("--profile", "core", str(path))["dataclasses"] == []
+    path.write_bytes(b'{"reward": "1.0"}\n')
+    assert "verify_contract.check_reference.Outcome" in run_check("--profile", "core", str(path))["dataclasses"]
 
 
 def test_the_first_line_that_needs_the_reference_loads_it(tmp_path: Path) -> None:

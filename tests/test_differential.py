@@ -9,8 +9,10 @@ from __future__ import annotations
 import copy
 import importlib.util
 import itertools
+import random
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 
 from verify_contract import check, check_compose, check_lines, fastpath
 from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
+from verify_contract.check_text_events import text_event_outcome
 from verify_contract.contract import ContractModel, contract_model, model_from_data
 from verify_contract.jsonio import parse_json
 from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
@@ -160,6 +163,109 @@ def test_distinct_defect_corpora_same_as_reference_only(version: str, profile: P
     slow = check_chunk(data, 1, size, CheckOptions(version, profile, max_findings=10**6, fast=False))
     assert fast == slow
     assert fast.invalid > 0 and len(fast.findings) > fast.lines // 20
+
+
+# Names a repeated-name finding must word exactly as the reference: repr quoting (a quote, a DEL, a
+# zero-width space, a lone backslash needs an escape in JSON and so goes to the reference), non-ASCII in
+# two to four UTF-8 bytes, the empty name, escaped spellings of a plain name.
+_EVENT_NAMES = [
+    "a",
+    "",
+    "it's",
+    "caf\u00e9",
+    "\u4e2d\u6587",
+    "\U0001f600",
+    "del\x7f",
+    "zw\u200bsp",
+    "tab\\tname",
+    'q\\"uote',
+    "\\u0061",
+    "b\\u00e9",
+    "reward",
+    "mask_sample",
+    "x" * 300,
+]
+_TOKENS = ["NaN", "Infinity", "-Infinity"]
+
+
+def _event_line(rng: random.Random) -> bytes:
+    """One line whose defect is a NaN token or a repeated name (or both, or a syntax error first), somewhere."""
+    name = rng.choice(_EVENT_NAMES)
+    filler = {"reward": rng.choice(["1.0", "0", '"x"', "[1, 2]"]), "note": f'"{rng.choice(_EVENT_NAMES)}"'}
+    members = [f'"{key}": {value}' for key, value in filler.items()]
+    shape = rng.randrange(7)
+    token = rng.choice(_TOKENS)
+    if shape == 0:  # a NaN token at the top level
+        members.insert(rng.randrange(len(members) + 1), f'"n{rng.randrange(99)}": {token}')
+    elif shape == 1:  # in a nested array
+        members.append(f'"deep": {{"list": [1, {{"v": [{token}, 2]}}]}}')
+    elif shape == 2:  # a repeated name at the top level
+        members += [f'"{name}": 1', f'"{name}": {rng.choice(["2", token, "{}"])}']
+    elif shape == 3:  # a repeated name in a nested object, after or before a NaN token elsewhere
+        nested = f'"inner": {{"{name}": [], "k": {{}}, "{name}": null}}'
+        members.insert(rng.randrange(len(members) + 1), nested)
+        members.insert(rng.randrange(len(members) + 1), f'"t": {token}')
+    elif shape == 4:  # a token glued to junk, or a syntax error before the event
+        members += [f'"g": {token}x', f'"{name}": 1', f'"{name}": 2']
+        if rng.random() < 0.5:
+            members.insert(0, '"bad": tru')
+    elif shape == 5:  # same name in sibling objects is no defect; then a real repeat
+        members += [f'"s1": {{"{name}": 1}}', f'"s2": {{"{name}": 2}}', f'"{name}": 0', f'"{name}": 0']
+    else:  # the event, then a byte that is not UTF-8 (the whole line is json-syntax)
+        members += [f'"{name}": 1', f'"{name}": 2', '"z": "\xff"']
+    text = "{" + ", ".join(members) + "}"
+    raw = text.encode("utf-8")
+    return raw.replace("\xff".encode(), b"\xff") if shape == 6 else raw
+
+
+EVENT_LINES = [_event_line(random.Random(seed)) for seed in range(3000)]
+
+
+def test_text_event_findings_worded_as_the_reference() -> None:
+    """Every line the pre-check keys with a NaN token or a repeated name: the outcome built from the key is
+    the reference's, finding for finding (rule, severity, message, pointer)."""
+    statuses, others = fastpath.scan(b"\n".join(EVENT_LINES) + b"\n", LATEST, "core")
+    built: Counter[bytes] = Counter()
+    for index, _, _, key in others:
+        expected = reference_outcome(EVENT_LINES[index], LATEST, "core")
+        if key is not None and statuses[index] == fastpath.STATUS_TEXT:
+            outcome = text_event_outcome(key)
+            if outcome is not None:
+                assert outcome == expected, (EVENT_LINES[index][:300], outcome, expected)
+                built[key[:1]] += 1
+    # The direct path was taken for both kinds, non-ASCII and repr-quoted names included.
+    assert built[b"N"] > 500 and built[b"D"] > 500, built
+    names = {key[1:].decode() for _, _, _, key in others if key is not None and key[:1] == b"D"}
+    assert {"it's", "caf\u00e9", "\U0001f600", "del\x7f", "zw\u200bsp", ""} <= names, names
+
+
+def test_a_reworded_text_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison above fails if the direct path words a finding differently from the reference."""
+    import verify_contract.check_text_events as events
+
+    original = events.duplicate_name_finding
+    # The reference's message without repr's quotes around the name: a plausible slip.
+    monkeypatch.setattr(
+        events,
+        "duplicate_name_finding",
+        lambda name: replace(original(name), message=original(name).message[: -len(repr(name))] + name),
+    )
+    data = b"\n".join(EVENT_LINES) + b"\n"
+    check.clear_caches()
+    fast = check_chunk(data, 1, "events", CheckOptions(LATEST, "core", max_findings=10**6))
+    slow = check_chunk(data, 1, "events", CheckOptions(LATEST, "core", max_findings=10**6, fast=False))
+    assert fast != slow
+    check.clear_caches()
+
+
+@pytest.mark.parametrize(("version", "profile"), COMBOS)
+def test_text_event_corpus_same_as_reference_only(version: str, profile: Profile) -> None:
+    check.clear_caches()
+    data = b"\n".join(EVENT_LINES) + b"\n"
+    fast = check_chunk(data, 1, "events", CheckOptions(version, profile, max_findings=10**6))
+    slow = check_chunk(data, 1, "events", CheckOptions(version, profile, max_findings=10**6, fast=False))
+    assert fast == slow
+    assert fast.invalid == len(EVENT_LINES)
 
 
 def _typed(value: object) -> object:

@@ -7,25 +7,37 @@ from __future__ import annotations
 import operator
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from verify_contract import fastpath
-from verify_contract.check_report import DEFAULT_MAX_FINDINGS, Tally
+from verify_contract.check_report import DEFAULT_MAX_FINDINGS, FrozenRecord, Tally
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 if TYPE_CHECKING:
     from verify_contract.check_reference import Outcome
 
 
-@dataclass(frozen=True)
-class CheckOptions:
-    version: str = LATEST_VERSION
-    profile: Profile = DEFAULT_PROFILE
-    max_findings: int = DEFAULT_MAX_FINDINGS
-    fast: bool = True
-    """False: every line through the reference (for the differential test and for distrust)."""
-    jobs: int = 1
+class CheckOptions(FrozenRecord):
+    """How ``check`` runs: contract version, profile, how many findings to list, the fast path or the
+    reference alone (``fast=False``: every line through the reference, for the differential test and for
+    distrust), and worker processes."""
+
+    __slots__ = ("version", "profile", "max_findings", "fast", "jobs")  # noqa: RUF023 (the constructor's order)
+    version: str
+    profile: Profile
+    max_findings: int
+    fast: bool
+    jobs: int
+
+    def __init__(
+        self,
+        version: str = LATEST_VERSION,
+        profile: Profile = DEFAULT_PROFILE,
+        max_findings: int = DEFAULT_MAX_FINDINGS,
+        fast: bool = True,
+        jobs: int = 1,
+    ) -> None:
+        self._freeze(version, profile, max_findings, fast, jobs)
 
 
 MEMO_ENTRIES = 4096
@@ -73,6 +85,7 @@ def check_chunk(
     # line the pre-check does not settle: a clean run never loads them (tests/test_check_startup.py).
     from verify_contract.check_compose import contract_outcome
     from verify_contract.check_reference import reference_outcome
+    from verify_contract.check_text_events import text_event_outcome
 
     version, profile = options.version, options.profile
     memo = outcome_memo(version, profile)
@@ -87,11 +100,16 @@ def check_chunk(
         if outcome is None:
             outcome = local.get(key) if key is not None else None
             if outcome is None:
-                raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's: errors at its end
-                if statuses[index] == fastpath.STATUS_CONTRACT:
-                    outcome = contract_outcome(raw, version, profile)
-                else:
-                    outcome = reference_outcome(raw, version, profile)
+                status = statuses[index]
+                # A NaN token or a repeated name keyed as the first defect: its finding needs no parse.
+                if key is not None and status == fastpath.STATUS_TEXT:
+                    outcome = text_event_outcome(key)
+                if outcome is None:
+                    raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's
+                    if status == fastpath.STATUS_CONTRACT:
+                        outcome = contract_outcome(raw, version, profile)
+                    else:
+                        outcome = reference_outcome(raw, version, profile)
                 if key is None:
                     tally.count(outcome, 1)
                 elif len(memo) < MEMO_ENTRIES:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from verify_contract import fastpath
@@ -19,31 +18,95 @@ DEFAULT_MAX_FINDINGS = 1000
 KIND_CLASSES = ("registered", "namespaced", "unregistered")
 
 
-@dataclass(frozen=True)
-class LocatedFinding:
+class Record:
+    """A class whose instances compare by the values of their slots, with a readable repr.
+
+    The report's classes are written out rather than made with ``dataclasses``: every class a dataclass
+    decorator builds costs about 0.5 ms of ``exec`` at import (more on a busy machine), and check's
+    start-up, which a pre-commit hook pays on every call, built four of them (benchmarks/README.md).
+    """
+
+    __slots__: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({values})"
+
+
+class FrozenRecord(Record):
+    """A ``Record`` that refuses assignment after ``__init__`` (which sets its slots with ``_freeze``), and so
+    is hashable; it pickles by calling the class with its values (``--jobs`` sends it to workers)."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _freeze(self, *values: Any) -> None:
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot assign {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name}")
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __reduce__(self) -> tuple[type[FrozenRecord], tuple[Any, ...]]:
+        return type(self), self._values()
+
+
+class LocatedFinding(FrozenRecord):
+    __slots__ = ("path", "line", "finding")  # noqa: RUF023 (the constructor's order: repr and pickling use it)
     path: str
     line: int | None
     finding: Finding
+
+    def __init__(self, path: str, line: int | None, finding: Finding) -> None:
+        self._freeze(path, line, finding)
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, **self.finding.as_dict()}
 
 
-@dataclass
-class Tally:
+class Tally(Record):
     """Mergeable counts of a run or of one chunk; the findings listing is capped, the counts are not."""
 
-    max_findings: int = DEFAULT_MAX_FINDINGS
-    lines: int = 0
-    valid: int = 0
-    invalid: int = 0
-    blank: int = 0
-    masked: int = 0
-    legacy_used: int = 0
-    kinds: Counter[str] = field(default_factory=Counter)
-    rules: Counter[str] = field(default_factory=Counter)
-    severities: Counter[str] = field(default_factory=Counter)
-    findings: list[LocatedFinding] = field(default_factory=list)
+    __slots__ = (  # noqa: RUF023 (the order of the repr)
+        "max_findings",
+        "lines",
+        "valid",
+        "invalid",
+        "blank",
+        "masked",
+        "legacy_used",
+        "kinds",
+        "rules",
+        "severities",
+        "findings",
+    )
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __init__(self, max_findings: int = DEFAULT_MAX_FINDINGS) -> None:
+        self.max_findings = max_findings
+        self.lines = 0
+        self.valid = 0
+        self.invalid = 0
+        self.blank = 0
+        self.masked = 0
+        self.legacy_used = 0
+        self.kinds: Counter[str] = Counter()
+        self.rules: Counter[str] = Counter()
+        self.severities: Counter[str] = Counter()
+        self.findings: list[LocatedFinding] = []
 
     def add(self, outcome: Outcome, path: str, line: int | None) -> None:
         self.count(outcome, 1)
@@ -98,17 +161,24 @@ class Tally:
             self.findings.extend(other.findings[:room])
 
 
-@dataclass
-class Report:
-    contract_version: str
-    profile: Profile
-    max_findings: int = DEFAULT_MAX_FINDINGS
-    files: int = 0
-    tally: Tally = field(init=False)
-    input_errors: list[str] = field(default_factory=list)
+class Report(Record):
+    __slots__ = ("contract_version", "profile", "max_findings", "files", "tally", "input_errors")  # noqa: RUF023
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
-    def __post_init__(self) -> None:
-        self.tally = Tally(self.max_findings)
+    def __init__(
+        self,
+        contract_version: str,
+        profile: Profile,
+        max_findings: int = DEFAULT_MAX_FINDINGS,
+        files: int = 0,
+        input_errors: list[str] | None = None,
+    ) -> None:
+        self.contract_version = contract_version
+        self.profile = profile
+        self.max_findings = max_findings
+        self.files = files
+        self.tally = Tally(max_findings)
+        self.input_errors: list[str] = [] if input_errors is None else input_errors
 
     # The first version's names, kept for scripts that read them.
     @property

@@ -33,8 +33,28 @@ class _Reject(ValueError):
         self.rule = rule
 
 
+NON_FINITE_RULE = "json-non-finite"
+DUPLICATE_KEY_RULE = "json-duplicate-key"
+
+
 def _constant_message(token: str) -> str:
     return f"{token} is not a JSON number"
+
+
+def _duplicate_message(name: str) -> str:
+    return f"duplicate member name {name!r}"
+
+
+def non_finite_token_finding(token: str) -> Finding:
+    """The finding of a text whose first defect (SPEC.md 2.1) is the token ``NaN``, ``Infinity`` or
+    ``-Infinity`` where a value belongs: it depends on the token alone, not on where it is."""
+    return finding(NON_FINITE_RULE, _constant_message(token))
+
+
+def duplicate_name_finding(name: str) -> Finding:
+    """The finding of a text whose first defect (SPEC.md 2.1) is a repeated member name (``name`` decoded,
+    escapes resolved): it depends on the name alone, not on where it is."""
+    return finding(DUPLICATE_KEY_RULE, _duplicate_message(name))
 
 
 def _overflow_message(text: str) -> str:
@@ -42,7 +62,7 @@ def _overflow_message(text: str) -> str:
 
 
 def _no_constants(token: str) -> Any:
-    raise _Reject("json-non-finite", _constant_message(token))
+    raise _Reject(NON_FINITE_RULE, _constant_message(token))
 
 
 def _finite_float(text: str) -> float:
@@ -74,7 +94,7 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _Reject("json-duplicate-key", f"duplicate member name {key!r}")
+            raise _Reject(DUPLICATE_KEY_RULE, _duplicate_message(key))
         result[key] = value
     return result
 
@@ -311,7 +331,8 @@ def _scan(text: str) -> None:
                 pos, expect = _scan_string(text, pos), _AFTER_VALUE
             elif text.startswith(_NON_FINITE_TOKENS, pos):
                 token = next(t for t in _NON_FINITE_TOKENS if text.startswith(t, pos))
-                raise _Defect("json-non-finite", pos, _constant_message(token))
+                found = non_finite_token_finding(token)
+                raise _Defect(found.rule, pos, found.message)
             elif (number := _NUMBER.match(text, pos)) is not None:
                 # A '.' or an exponent mark that could continue the number but has no digits after it
                 # makes the whole literal malformed (a syntax error), not a number that may overflow.
@@ -339,7 +360,8 @@ def _scan(text: str) -> None:
                 names = stack[-1]
                 assert names is not None
                 if name in names:
-                    raise _Defect("json-duplicate-key", pos, f"duplicate member name {name!r}")
+                    found = duplicate_name_finding(name)
+                    raise _Defect(found.rule, pos, found.message)
                 names.add(name)
                 pos, expect = end, _COLON
             else:
