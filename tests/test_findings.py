@@ -134,3 +134,8 @@ def test_a_finding_is_an_immutable_value_copied_with_replace() -> None:
     reworded = base.replace(message="added again")
     assert (reworded.message, reworded.context, base.message) == ("added again", base.context, "added")
     assert repr(base).startswith("Finding(rule='PROPERTY_ADDED', severity=<Severity.INFO: 'info'>, message='added'")
+    match base:
+        case Finding(rule, severity, message, pointer):
+            assert (rule, severity, message, pointer) == ("PROPERTY_ADDED", Severity.INFO, "added", "/x")
+        case _:
+            pytest.fail("a positional class pattern no longer matches a Finding")

@@ -19,6 +19,11 @@ class Record:
 
     __slots__: tuple[str, ...] = ()
 
+    def __init_subclass__(cls) -> None:
+        # Positional class patterns (``case Finding(rule, severity):``) match the slots, as on a dataclass.
+        super().__init_subclass__()
+        setattr(cls, "__match_args__", cls.__slots__)  # noqa: B010 (mypy refuses the plain assignment)
+
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
 
