@@ -18,8 +18,14 @@ from verify_contract.versions import LATEST_VERSION
 
 # Loaded on first use only: the reference validator (jsonschema, referencing, regress) and its modules, the
 # composition shortcut and orjson (first line the pre-check does not settle), pydantic and the differ (other
-# commands), multiprocessing (--jobs 2), importlib.metadata (--version), importlib.resources and shutil.
+# commands), multiprocessing (--jobs 2), importlib.metadata (--version), importlib.resources and shutil;
+# dataclasses (with inspect, ast and dis), pathlib (with urllib.parse, ipaddress and fnmatch) and typing, which
+# check's own modules do without (typing is imported for type checkers only).
 NOT_ON_A_CLEAN_RUN = (
+    "dataclasses",
+    "inspect",
+    "pathlib",
+    "typing",
     "jsonschema",
     "referencing",
     "regress",
@@ -50,11 +56,11 @@ import contextlib, io, json, sys
 from verify_contract.cli import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
     code = main(sys.argv[1:])
-# Classes that a dataclass decorator built in check's own modules (each costs an exec at import).
+# Classes that a dataclass decorator built in the package's modules (each costs an exec at import).
 made = sorted(
     f"{name}.{cls.__name__}"
     for name, module in list(sys.modules.items())
-    if name.startswith("verify_contract.check")
+    if name.startswith("verify_contract")
     for cls in vars(module).values()
     if isinstance(cls, type) and cls.__module__ == name and "__dataclass_fields__" in vars(cls)
 )
@@ -94,10 +100,10 @@ def test_a_clean_one_line_check_loads_nothing_heavy(tmp_path: Path, profile: str
     assert heavy(modules) == []
 
 
-def test_a_clean_run_builds_no_dataclass_in_check_modules(tmp_path: Path) -> None:
-    """Each class a dataclass decorator builds costs an ``exec`` at import (about 0.5 ms): check's own
-    classes on the start-up path (report, options) are written out. The control: a line that needs the
-    reference loads check_reference, whose ``Outcome`` is one, and the probe sees it."""
+def test_a_clean_run_builds_no_dataclass_in_the_package(tmp_path: Path) -> None:
+    """Each class a dataclass decorator builds costs an ``exec`` at import (about 0.5 ms): the classes on the
+    start-up path (report, options, findings, the contract model, inputs) are written out. The control: a line
+    that needs the reference loads check_reference, whose ``Outcome`` is one, and the probe sees it."""
     path = tmp_path / "one.jsonl"
     path.write_bytes(b'{"reward": 1.0}\n')
     assert run_check("--profile", "core", str(path))["dataclasses"] == []
@@ -113,6 +119,16 @@ def test_the_first_line_that_needs_the_reference_loads_it(tmp_path: Path) -> Non
     assert (code, report["invalid"]) == (1, 1)
     assert {"jsonschema", "verify_contract.validation", "verify_contract.check_compose"} <= modules
     assert "pydantic" not in modules and "verify_contract.diff" not in modules
+
+
+def test_a_directory_argument_still_finds_its_files(tmp_path: Path) -> None:
+    """A clean run over named files does without pathlib; a directory argument imports it to walk the tree."""
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / "one.jsonl").write_bytes(b'{"reward": 1.0}\n')
+    (tmp_path / "notes.txt").write_bytes(b"not checked\n")
+    code, report, modules = loaded_by_check("--profile", "core", str(tmp_path))
+    assert (code, report["files"], report["valid"]) == (0, 1, 1), report
+    assert "pathlib" in modules
 
 
 def test_version_and_help_still_name_everything() -> None:

@@ -12,7 +12,6 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -248,7 +247,7 @@ def test_a_reworded_text_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(
         events,
         "duplicate_name_finding",
-        lambda name: replace(original(name), message=original(name).message[: -len(repr(name))] + name),
+        lambda name: original(name).replace(message=original(name).message[: -len(repr(name))] + name),
     )
     data = b"\n".join(EVENT_LINES) + b"\n"
     check.clear_caches()

@@ -119,3 +119,23 @@ def test_findings_hash_and_pickle_with_their_context() -> None:
     rich = change("PROPERTY_ADDED", "f.json", "/x", "added")
     assert pickle.loads(pickle.dumps(rich)) == rich
     assert len({rich, change("PROPERTY_ADDED", "f.json", "/x", "added"), finding("reward-type", "m")}) == 2
+
+
+def test_a_finding_is_an_immutable_value_copied_with_replace() -> None:
+    """``Finding`` is written out (not a dataclass: check's start-up): value equality over every field, the
+    context included; no assignment; ``replace`` for a changed copy (check's composition shortcut uses it)."""
+    base = Finding("PROPERTY_ADDED", Severity.INFO, "added", "/x", "f.json", {"bump": "minor"})
+    assert base == Finding("PROPERTY_ADDED", Severity.INFO, "added", "/x", "f.json", {"bump": "minor"})
+    assert base != Finding("PROPERTY_ADDED", Severity.INFO, "added", "/x", "f.json", {"bump": "major"})
+    assert hash(base) == hash(Finding("PROPERTY_ADDED", Severity.INFO, "added", "/x", "f.json"))
+    assert Finding("r", Severity.ERROR, "m").context == {} and Finding("r", Severity.ERROR, "m").where == ""
+    with pytest.raises(AttributeError):
+        base.message = "changed"
+    reworded = base.replace(message="added again")
+    assert (reworded.message, reworded.context, base.message) == ("added again", base.context, "added")
+    assert repr(base).startswith("Finding(rule='PROPERTY_ADDED', severity=<Severity.INFO: 'info'>, message='added'")
+    match base:
+        case Finding(rule, severity, message, pointer):
+            assert (rule, severity, message, pointer) == ("PROPERTY_ADDED", Severity.INFO, "added", "/x")
+        case _:
+            pytest.fail("a positional class pattern no longer matches a Finding")

@@ -12,9 +12,11 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
+    from typing import Any
+
     from verify_contract.bindings import model_class, typeddict_adapter
     from verify_contract.findings import RULES, Finding, Rule, Severity
     from verify_contract.generated import failure_kinds

@@ -18,17 +18,19 @@ import from ``verify_contract.check``.
 from __future__ import annotations
 
 import mmap
+import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from verify_contract.check_lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
 from verify_contract.check_report import DEFAULT_MAX_FINDINGS, KIND_CLASSES, LocatedFinding, Report, Tally, dumps_report
 from verify_contract.inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
+    from typing import Any
 
     from verify_contract.check_reference import Outcome, document_outcome, reference_outcome
 
@@ -115,10 +117,10 @@ def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> 
             if source.is_document:
                 yield ("doc", source.name, read_all(source))
                 continue
-            if options.jobs > 1 and source.path is not None and plain_file(source):
-                size = source.path.stat().st_size
+            if options.jobs > 1 and source.file is not None and plain_file(source):
+                size = os.stat(source.file).st_size
                 for start in range(0, size, RANGE_BYTES):
-                    yield ("range", str(source.path), start, min(start + RANGE_BYTES, size), start == 0, source.name)
+                    yield ("range", source.file, start, min(start + RANGE_BYTES, size), start == 0, source.name)
                 continue
             first = True
             for chunk in line_views(source):

@@ -7,12 +7,15 @@ import json
 import os
 import sys
 import time
-from typing import Any, TextIO
 
 from verify_contract import fastpath
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, Report, check_paths
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 MESSAGE_LIMIT = 300
 """Characters of a finding's message shown: a message quotes the offending value, which may be megabytes."""

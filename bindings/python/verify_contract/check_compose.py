@@ -16,7 +16,7 @@ model and the benchmark's distinct-defect corpora.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
@@ -218,7 +218,7 @@ def stand_in_holds(version: str, profile: Profile, pointer: str, type_name: str)
     quoting = [f for f in found[0] if old in f.message]
     if not quoting or any(f.pointer != pointer or f.message.count(old) != 1 for f in quoting):
         return False
-    swapped = [replace(f, message=f.message.replace(old, new)) for f in found[0]]
+    swapped = [f.replace(message=f.message.replace(old, new)) for f in found[0]]
     return swapped == found[1]
 
 
@@ -262,7 +262,7 @@ def _findings_of(version: str, profile: Profile, layout: Plan, field: Field, val
             if probe in item.message:
                 if item.pointer != pointer:  # a finding elsewhere quotes the probe: judge the value itself
                     return _judge_member(version, profile, field.name, value)
-                item = replace(item, message=item.message.replace(probe, actual))
+                item = item.replace(message=item.message.replace(probe, actual))
         out.append(item)
     return tuple(out)
 

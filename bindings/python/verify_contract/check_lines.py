@@ -7,12 +7,13 @@ from __future__ import annotations
 import operator
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, cast
 
 from verify_contract import fastpath
-from verify_contract.check_report import DEFAULT_MAX_FINDINGS, FrozenRecord, Tally
+from verify_contract.check_report import DEFAULT_MAX_FINDINGS, Tally
+from verify_contract.records import FrozenRecord
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from verify_contract.check_reference import Outcome
 
@@ -76,7 +77,7 @@ def check_chunk(
     ):
         chunk = bytes(chunk)  # the Python scan (no compiled pre-check) reads bytes
     # The compiled scan reads any buffer (a view into the input buffer or a mapped file): no copy.
-    statuses, others = fastpath.scan(cast("bytes", chunk), options.version, options.profile, options.fast)
+    statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
     tally.lines = len(statuses)
     tally.add_clean(statuses)
     if not others:

@@ -5,63 +5,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING, Any
 
 from verify_contract import fastpath
 from verify_contract.findings import Finding, Severity
+from verify_contract.records import FrozenRecord, Record
 from verify_contract.versions import Profile
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
+    from typing import Any
+
     from verify_contract.check_reference import Outcome
 
 DEFAULT_MAX_FINDINGS = 1000
 KIND_CLASSES = ("registered", "namespaced", "unregistered")
-
-
-class Record:
-    """A class whose instances compare by the values of their slots, with a readable repr.
-
-    The report's classes are written out rather than made with ``dataclasses``: every class a dataclass
-    decorator builds costs about 0.5 ms of ``exec`` at import (more on a busy machine), and check's
-    start-up, which a pre-commit hook pays on every call, built four of them (benchmarks/README.md).
-    """
-
-    __slots__: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __repr__(self) -> str:
-        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({values})"
-
-
-class FrozenRecord(Record):
-    """A ``Record`` that refuses assignment after ``__init__`` (which sets its slots with ``_freeze``), and so
-    is hashable; it pickles by calling the class with its values (``--jobs`` sends it to workers)."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def _freeze(self, *values: Any) -> None:
-        for name, value in zip(self.__slots__, values, strict=True):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot assign {name}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name}")
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __reduce__(self) -> tuple[type[FrozenRecord], tuple[Any, ...]]:
-        return type(self), self._values()
 
 
 class LocatedFinding(FrozenRecord):

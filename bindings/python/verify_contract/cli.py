@@ -7,7 +7,10 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 # Each module defines ``register(subparsers)``, adding its subcommand with a ``handler`` default that
 # returns the exit code: 0 all good, 1 the input breaks the contract, 2 usage or I/O error.

@@ -9,23 +9,58 @@ docs/resolved-model.md documents the format; ``python -m generators`` writes it 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
 from functools import cache
-from pathlib import Path
-from typing import Any
+
+from verify_contract.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 MODEL_FORMAT = "verify-contract-model/1"
 
 
-@dataclass(frozen=True)
-class RuleChoice:
+class RuleChoice(FrozenRecord):
+    """A rule a violation maps to, limited to offending values of some JSON types (``instance``; None: any)."""
+
+    __slots__ = ("rule", "instance")  # noqa: RUF023 (the constructor's order: repr and pickling use it)
     rule: str
-    instance: tuple[str, ...] | None = None
-    """The JSON types of the offending value this choice is limited to; None: any."""
+    instance: tuple[str, ...] | None
+
+    def __init__(self, rule: str, instance: tuple[str, ...] | None = None) -> None:
+        self._freeze(rule, instance)
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(FrozenRecord):
+    """One field of the contract: where it lives, its JSON types and nullability, ``constraints`` (validation
+    keywords beyond the JSON types: pattern, maxLength, minimum, items, ..., verbatim), its profiles, default
+    and the rules its violations map to."""
+
+    __slots__ = (  # noqa: RUF023 (the constructor's order: repr and pickling use it)
+        "pointer",
+        "path",
+        "name",
+        "parent",
+        "types",
+        "nullable",
+        "constraints",
+        "definition",
+        "enum_definition",
+        "title",
+        "description",
+        "deprecated",
+        "deprecated_since",
+        "since",
+        "profiles",
+        "required_in",
+        "has_default",
+        "default",
+        "additional_properties",
+        "missing_rule",
+        "type_rules",
+        "invalid_rules",
+    )
     pointer: str
     path: tuple[str, ...]
     name: str
@@ -33,7 +68,6 @@ class Field:
     types: tuple[str, ...]
     nullable: bool
     constraints: dict[str, Any]
-    """Validation keywords beyond the JSON types (pattern, maxLength, minimum, items, ...), verbatim."""
     definition: str | None
     enum_definition: str | None
     title: str | None
@@ -50,17 +84,91 @@ class Field:
     type_rules: tuple[RuleChoice, ...]
     invalid_rules: tuple[RuleChoice, ...]
 
+    def __init__(
+        self,
+        pointer: str,
+        path: tuple[str, ...],
+        name: str,
+        parent: str,
+        types: tuple[str, ...],
+        nullable: bool,
+        constraints: dict[str, Any],
+        definition: str | None,
+        enum_definition: str | None,
+        title: str | None,
+        description: str | None,
+        deprecated: bool,
+        deprecated_since: str | None,
+        since: str,
+        profiles: tuple[str, ...],
+        required_in: tuple[str, ...],
+        has_default: bool,
+        default: Any,
+        additional_properties: Any,
+        missing_rule: str | None,
+        type_rules: tuple[RuleChoice, ...],
+        invalid_rules: tuple[RuleChoice, ...],
+    ) -> None:
+        self._freeze(
+            pointer,
+            path,
+            name,
+            parent,
+            types,
+            nullable,
+            constraints,
+            definition,
+            enum_definition,
+            title,
+            description,
+            deprecated,
+            deprecated_since,
+            since,
+            profiles,
+            required_in,
+            has_default,
+            default,
+            additional_properties,
+            missing_rule,
+            type_rules,
+            invalid_rules,
+        )
 
-@dataclass(frozen=True)
-class Profile:
+
+class Profile(FrozenRecord):
+    """A profile: its ``$defs`` entry, required top-level members and required members of nested objects."""
+
+    __slots__ = ("name", "definition", "required", "nested_required")  # noqa: RUF023 (constructor order)
     name: str
     definition: str
     required: tuple[str, ...]
     nested_required: dict[str, tuple[str, ...]]
 
+    def __init__(
+        self, name: str, definition: str, required: tuple[str, ...], nested_required: dict[str, tuple[str, ...]]
+    ) -> None:
+        self._freeze(name, definition, required, nested_required)
 
-@dataclass(frozen=True)
-class ContractModel:
+
+class ContractModel(FrozenRecord):
+    """The resolved model of one contract version; ``raw`` is the model as JSON data (what templates
+    render from). Hashed by version and source hash."""
+
+    __slots__ = (  # noqa: RUF023 (the constructor's order: repr and pickling use it)
+        "version",
+        "source_hash",
+        "default_profile",
+        "max_depth",
+        "profiles",
+        "fields",
+        "roles",
+        "failure_kinds",
+        "rules",
+        "definitions",
+        "document_type_rules",
+        "document_invalid_rules",
+        "raw",
+    )
     version: str
     source_hash: str
     default_profile: str
@@ -74,7 +182,38 @@ class ContractModel:
     document_type_rules: tuple[RuleChoice, ...]
     document_invalid_rules: tuple[RuleChoice, ...]
     raw: dict[str, Any]
-    """The model as JSON data (what templates render from)."""
+
+    def __init__(
+        self,
+        version: str,
+        source_hash: str,
+        default_profile: str,
+        max_depth: int,
+        profiles: dict[str, Profile],
+        fields: tuple[Field, ...],
+        roles: dict[str, str],
+        failure_kinds: dict[str, Any] | None,
+        rules: tuple[dict[str, Any], ...],
+        definitions: dict[str, Any],
+        document_type_rules: tuple[RuleChoice, ...],
+        document_invalid_rules: tuple[RuleChoice, ...],
+        raw: dict[str, Any],
+    ) -> None:
+        self._freeze(
+            version,
+            source_hash,
+            default_profile,
+            max_depth,
+            profiles,
+            fields,
+            roles,
+            failure_kinds,
+            rules,
+            definitions,
+            document_type_rules,
+            document_invalid_rules,
+            raw,
+        )
 
     def field(self, pointer: str) -> Field | None:
         return self._by_pointer().get(pointer)
@@ -158,10 +297,12 @@ def model_from_data(data: dict[str, Any]) -> ContractModel:
 @cache
 def contract_model(version: str) -> ContractModel:
     """The resolved model of one contract version (``ValueError`` for a version the package lacks)."""
-    # Beside this file, not through importlib.resources: that import alone is ~8 ms of every start-up.
-    path = Path(__file__).with_name("generated") / "model" / f"{version}.json"
+    # Beside this file, not through importlib.resources (~8 ms) nor pathlib (~4 ms with what it imports):
+    # check's start-up pays for every import here.
+    path = os.path.join(os.path.dirname(__file__), "generated", "model", f"{version}.json")
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
     except FileNotFoundError:
         raise ValueError(f"unknown contract version {version!r}") from None
     return model_from_data(json.loads(text))

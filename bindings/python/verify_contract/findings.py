@@ -11,12 +11,15 @@ obligations ``verify_contract.conformance.obligations``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 from verify_contract.contract import contract_model
 from verify_contract.generated import LATEST_VERSION
+from verify_contract.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Severity(str, Enum):
@@ -33,11 +36,16 @@ class Severity(str, Enum):
 _RANKS = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenRecord):
+    """A rule of the contract's catalogue: its id, severity and one-line summary."""
+
+    __slots__ = ("id", "severity", "summary")
     id: str
     severity: Severity
     summary: str
+
+    def __init__(self, id: str, severity: Severity, summary: str) -> None:
+        self._freeze(id, severity, summary)
 
 
 def _catalogue() -> dict[str, Rule]:
@@ -52,23 +60,49 @@ FALLBACK_RULE: str = next(r["id"] for r in contract_model(LATEST_VERSION).rules 
 """The rule of a schema violation that no more specific rule names."""
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(FrozenRecord):
     """One thing a tool found: a rule id, its severity, a message, where (a JSON Pointer into the document
     or file, and the file, vector or source it is in when there is more than one), and what else the tool
-    that found it knows of it (``context``)."""
+    that found it knows of it (``context``).
 
+    Immutable; equal when every field is; hashed without ``context`` (tools deduplicate findings);
+    pickled by value (``check --jobs`` workers send findings back).
+
+    - ``pointer``: JSON Pointer (RFC 6901) to the offending value; empty for the whole document.
+    - ``file``: the file (or vector, or source) the pointer is in; empty when the finding is about one document.
+    - ``context``: JSON data the tool adds, never changed after: the differ's ``direction``, ``breaks``,
+      ``bump`` and ``forbidden`` (``verify_contract.diff.rules``), the conformance kit's obligation ``level``
+      and vector ``description`` (``verify_contract.conformance.report``); empty for validation, check and
+      the lint.
+    """
+
+    __slots__ = ("rule", "severity", "message", "pointer", "file", "context")  # noqa: RUF023 (constructor order)
     rule: str
     severity: Severity
     message: str
-    pointer: str = ""
-    """JSON Pointer (RFC 6901) to the offending value; empty for the whole document."""
-    file: str = ""
-    """The file (or vector, or source) the pointer is in; empty when the finding is about one document."""
-    context: Mapping[str, Any] = field(default_factory=dict, hash=False)
-    """JSON data the tool adds, never changed after: the differ's ``direction``, ``breaks``, ``bump`` and
-    ``forbidden`` (``verify_contract.diff.rules``), the conformance kit's obligation ``level`` and vector
-    ``description`` (``verify_contract.conformance.report``); empty for validation, check and the lint."""
+    pointer: str
+    file: str
+    context: Mapping[str, Any]
+
+    def __init__(
+        self,
+        rule: str,
+        severity: Severity,
+        message: str,
+        pointer: str = "",
+        file: str = "",
+        context: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._freeze(rule, severity, message, pointer, file, {} if context is None else context)
+
+    def __hash__(self) -> int:
+        return hash((self.rule, self.severity, self.message, self.pointer, self.file))
+
+    def replace(self, **changes: Any) -> Finding:
+        """A copy with some fields changed, as ``dataclasses.replace`` gave when ``Finding`` was a dataclass."""
+        return Finding(**{**{name: getattr(self, name) for name in self.__slots__}, **changes})
+
+    __replace__ = replace  # copy.replace (Python 3.13+)
 
     @property
     def id(self) -> str:

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import BinaryIO
+
+from verify_contract.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import BinaryIO
 
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -28,33 +33,45 @@ class InputError(OSError):
     """A path cannot be read (missing, unreadable, not a JSON file, corrupt gzip): exit code 2."""
 
 
-@dataclass(frozen=True)
-class Source:
-    """One input: a file path, or stdin."""
+class Source(FrozenRecord):
+    """One input: a file (``file``, its path as given), or stdin (``file`` None)."""
 
+    __slots__ = ("name", "file")  # noqa: RUF023 (the constructor's order: repr and pickling use it)
     name: str
-    path: Path | None
+    file: str | None
+
+    def __init__(self, name: str, file: str | os.PathLike[str] | None) -> None:
+        self._freeze(name, None if file is None else os.fspath(file))
+
+    @property
+    def path(self) -> Path | None:
+        """``file`` as a ``pathlib.Path`` (imported here: check's start-up does without pathlib)."""
+        if self.file is None:
+            return None
+        from pathlib import Path
+
+        return Path(self.file)
 
     @property
     def is_document(self) -> bool:
         """A ``.json`` file holds one document (possibly pretty-printed); anything else is JSONL."""
-        if self.path is None:
+        if self.file is None:
             return False
-        name = self.path.name.lower()
+        name = os.path.basename(self.file).lower()
         name = name.removesuffix(".gz")
         return name.endswith(JSON_SUFFIXES)
 
     def size(self) -> int | None:
-        if self.path is None:
+        if self.file is None:
             return None
         try:
-            return self.path.stat().st_size
+            return os.stat(self.file).st_size
         except OSError:
             return None
 
 
-def _has_suffix(path: Path) -> bool:
-    return path.name.lower().endswith(SUFFIXES)
+def _has_suffix(path: str) -> bool:
+    return os.path.basename(path).lower().endswith(SUFFIXES)
 
 
 def resolve(arguments: list[str]) -> tuple[list[Source], list[str]]:
@@ -70,16 +87,18 @@ def resolve(arguments: list[str]) -> tuple[list[Source], list[str]]:
         if argument == STDIN:
             sources.append(Source("<stdin>", None))
             continue
-        path = Path(argument)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and _has_suffix(p))
+        if os.path.isdir(argument):
+            from pathlib import Path  # only here: a clean run over named files does without pathlib
+
+            found = sorted(p for p in Path(argument).rglob("*") if p.is_file() and _has_suffix(p.name))
             sources.extend(Source(str(p), p) for p in found)
             if not found:
                 errors.append(f"{argument}: no .json or .jsonl files in this directory")
-        elif path.exists() or path.is_symlink():
-            sources.append(Source(argument, path))
+        elif os.path.lexists(argument):
+            sources.append(Source(argument, argument))
         elif _GLOB_CHARS & set(argument):
             import glob
+            from pathlib import Path
 
             matches = sorted(Path(m) for m in glob.glob(argument, recursive=True))
             files = [m for m in matches if m.is_file()]
@@ -100,7 +119,7 @@ def _describe(error: BaseException) -> str:
 def open_stream(source: Source) -> BinaryIO:
     """A binary stream of the source's decompressed bytes (gzip is detected by its magic number)."""
     try:
-        raw: BinaryIO = sys.stdin.buffer if source.path is None else open(source.path, "rb")  # noqa: SIM115
+        raw: BinaryIO = sys.stdin.buffer if source.file is None else open(source.file, "rb")  # noqa: SIM115
     except OSError as error:
         raise InputError(f"{source.name}: {_describe(error)}") from error
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
@@ -207,7 +226,7 @@ def chunks(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
 def plain_file(source: Source) -> bool:
     """Whether the source is a regular file read as it is (not stdin, not gzip): one that can be read by
     byte ranges (``check --jobs``). Raises ``InputError`` as ``open_stream`` does."""
-    if source.path is None or not source.path.is_file():
+    if source.file is None or not os.path.isfile(source.file):
         return False
     stream = open_stream(source)
     stream.close()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from verify_contract.contract import contract_model
 from verify_contract.generated import LATEST_VERSION
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _mask_roles() -> dict[str, tuple[str, ...]]:
