@@ -22,7 +22,7 @@ Defects (``--defects``), on ``--invalid`` of the lines (default 5%):
 1% of the other lines only warn (the legacy mask alone). A sidecar ``<out>.labels`` names each line's
 defect; ``ok`` and the ``warn_*`` labels are valid lines (``invalid_lines`` counts the rest).
 
-    python benchmarks/gen_corpus.py --lines 100000 --size large --out /tmp/large.jsonl
+    python benchmarks/gen_corpus.py --lines 100000 --size large --out large.jsonl
     python benchmarks/gen_corpus.py --lines 300000 --size small --defects distinct --invalid 0.2 --out x.jsonl
 """
 
