@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.go_bindings import merged_types
+from generators.binding_facts import merged_types
 from generators.model import resolved_models
 from generators.registry import load_registry
 from generators.rust_bindings import string_definitions

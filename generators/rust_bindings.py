@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
+from generators.binding_facts import merged_types, runtime_facts, unlisted_kind
 from generators.bundle import dump_json
-from generators.go_bindings import merged_types, runtime_facts, unlisted_kind
 from generators.registry import FailureKind
 from verify_contract.codegen.header import GeneratedHeader
 from verify_contract.codegen.renderer import render_template

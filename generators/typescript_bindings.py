@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.go_bindings import merged_types, runtime_facts
+from generators.binding_facts import merged_types, runtime_facts
 from generators.registry import FailureKind
 from generators.rust_bindings import string_definitions
 from verify_contract.codegen.header import GeneratedHeader
