@@ -10,7 +10,7 @@ from typing import Any
 
 from verify_contract.contract import contract_model
 from verify_contract.findings import Finding, Severity, finding
-from verify_contract.jsonio import parse_json
+from verify_contract.jsonio import NON_FINITE_RULE, parse_json
 from verify_contract.mask import MaskTypeError, effective_mask
 from verify_contract.validation import validate, value_at
 from verify_contract.versions import Profile
@@ -31,7 +31,7 @@ def parse(raw: bytes) -> tuple[Any, Finding | None]:
     try:
         parsed = parse_json(raw)
     except ValueError as error:  # int() refuses integers of more than 4300 digits
-        return None, finding("json-non-finite", f"a number is too large for any JSON implementation ({error})")
+        return None, finding(NON_FINITE_RULE, f"a number is too large for any JSON implementation ({error})")
     return parsed.document, parsed.finding
 
 

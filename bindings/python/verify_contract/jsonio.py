@@ -68,7 +68,7 @@ def _no_constants(token: str) -> Any:
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise _Reject("json-non-finite", _overflow_message(text))
+        raise _Reject(NON_FINITE_RULE, _overflow_message(text))
     return value
 
 
@@ -81,12 +81,12 @@ def _finite_int(text: str) -> int:
         return int(text)
     digits = len(text) - text.startswith("-")
     if digits > MAX_INTEGER_DIGITS:
-        raise _Reject("json-non-finite", f"an integer of {digits} digits overflows to infinity")
+        raise _Reject(NON_FINITE_RULE, f"an integer of {digits} digits overflows to infinity")
     value = int(text)
     try:
         float(value)
     except OverflowError:
-        raise _Reject("json-non-finite", f"an integer of {digits} digits overflows to infinity") from None
+        raise _Reject(NON_FINITE_RULE, f"an integer of {digits} digits overflows to infinity") from None
     return value
 
 
