@@ -11,16 +11,16 @@ two to identical outcomes.
 from __future__ import annotations
 
 from verify_contract.check_reference import Outcome
-from verify_contract.jsonio import duplicate_name_finding, non_finite_token_finding
+from verify_contract.jsonio import NON_FINITE_TOKENS, duplicate_name_finding, non_finite_token_finding
 
-_NON_FINITE_TOKENS = frozenset((b"NaN", b"Infinity", b"-Infinity"))
+_TOKENS = {token.encode("ascii"): token for token in NON_FINITE_TOKENS}
 
 
 def text_event_outcome(key: bytes) -> Outcome | None:
     """The reference's outcome for a line with memo key ``key``, or None if the key does not settle it."""
     kind, event = key[:1], key[1:]
-    if kind == b"N" and event in _NON_FINITE_TOKENS:
-        return Outcome((non_finite_token_finding(event.decode("ascii")),), False)
+    if kind == b"N" and event in _TOKENS:
+        return Outcome((non_finite_token_finding(_TOKENS[event]),), False)
     if kind == b"D":
         try:
             name = event.decode("utf-8")  # unescaped (the pre-check keys no escaped name): the name itself

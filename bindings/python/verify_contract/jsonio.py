@@ -222,7 +222,7 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _STRING_RUN = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff]*')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
-_NON_FINITE_TOKENS = ("NaN", "Infinity", "-Infinity")
+NON_FINITE_TOKENS = ("NaN", "Infinity", "-Infinity")  # the tokens Python's json reads as numbers
 
 # What the scanner expects next.
 _VALUE, _VALUE_OR_END_ARRAY, _NAME, _NAME_OR_END_OBJECT, _COLON, _AFTER_VALUE = range(6)
@@ -329,8 +329,8 @@ def _scan(text: str) -> None:
                     pos, expect = pos + 1, (_NAME_OR_END_OBJECT if char == "{" else _VALUE_OR_END_ARRAY)
             elif char == '"':
                 pos, expect = _scan_string(text, pos), _AFTER_VALUE
-            elif text.startswith(_NON_FINITE_TOKENS, pos):
-                token = next(t for t in _NON_FINITE_TOKENS if text.startswith(t, pos))
+            elif text.startswith(NON_FINITE_TOKENS, pos):
+                token = next(t for t in NON_FINITE_TOKENS if text.startswith(t, pos))
                 found = non_finite_token_finding(token)
                 raise _Defect(found.rule, pos, found.message)
             elif (number := _NUMBER.match(text, pos)) is not None:
