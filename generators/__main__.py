@@ -45,11 +45,13 @@ def _extra_generators() -> list[Callable[[Bundles, list[FailureKind], Models], A
 def build_artifacts() -> Artifacts:
     """Every generated file and its content, computed in memory."""
     from generators.python_bindings import python_modules
+    from generators.wording import wording_table
 
     versions = paths.contract_versions()
     kinds = load_registry(paths.REGISTRY_FILE, versions)
     artifacts: Artifacts = {}
     bundles: Bundles = {}
+    files: dict[str, list[dict[str, Any]]] = {}  # each version's schema files, the contract file first
     for version in versions:
         version_dir = paths.VERSIONS_DIR / version
         source = json.loads((version_dir / paths.VERIFY_RESPONSE_FILE).read_text(encoding="utf-8"))
@@ -61,10 +63,12 @@ def build_artifacts() -> Artifacts:
             artifacts[package_schemas / paths.FAILURE_KINDS_FILE] = dump_json(registered)
         artifacts[package_schemas / paths.VERIFY_RESPONSE_FILE] = dump_json(source)
         bundles[version] = bundle(source, registered)
+        files[version] = [source] if registered is None else [source, registered]
 
     models = resolved_models(bundles, kinds)
     for version, model in models.items():
         artifacts[paths.MODEL_DIR / f"{version}.json"] = dump_json(model)
+        artifacts[paths.WORDING_DIR / f"{version}.json"] = dump_json(wording_table(model, files[version]))
         for name, text in python_modules(version, model).items():
             artifacts[paths.PYTHON_GENERATED / paths.module_name(version) / name] = text
     artifacts[paths.PYTHON_GENERATED / "failure_kinds.py"] = python_constants(kinds)

@@ -13,6 +13,7 @@ SPEC_FILE = ROOT / "SPEC.md"
 PYTHON_PACKAGE = ROOT / "bindings" / "python" / "verify_contract"
 PYTHON_GENERATED = PYTHON_PACKAGE / "generated"
 MODEL_DIR = PYTHON_GENERATED / "model"
+WORDING_DIR = PYTHON_GENERATED / "wording"
 
 VERIFY_RESPONSE_FILE = "verify_response.schema.json"
 FAILURE_KINDS_FILE = "failure_kinds.schema.json"

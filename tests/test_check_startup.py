@@ -103,21 +103,37 @@ def test_a_clean_one_line_check_loads_nothing_heavy(tmp_path: Path, profile: str
 def test_a_clean_run_builds_no_dataclass_in_the_package(tmp_path: Path) -> None:
     """Each class a dataclass decorator builds costs an ``exec`` at import (about 0.5 ms): the classes on the
     start-up path (report, options, findings, the contract model, inputs) are written out. The control: a line
-    that needs the reference loads check_reference, whose ``Outcome`` is one, and the probe sees it."""
+    that needs the reference parser loads jsonio, whose ``Parsed`` is one, and the probe sees it."""
     path = tmp_path / "one.jsonl"
     path.write_bytes(b'{"reward": 1.0}\n')
     assert run_check("--profile", "core", str(path))["dataclasses"] == []
-    path.write_bytes(b'{"reward": "1.0"}\n')
-    assert "verify_contract.check_reference.Outcome" in run_check("--profile", "core", str(path))["dataclasses"]
+    path.write_bytes(b'{"reward": 1e400}\n')  # a number that may overflow: the reference parser judges it
+    assert "verify_contract.jsonio.Parsed" in run_check("--profile", "core", str(path))["dataclasses"]
+
+
+def test_contract_defects_are_worded_without_the_reference(tmp_path: Path) -> None:
+    """Wrong types, a malformed failure kind, a missing member: the composition and the generated wording
+    table word them; neither jsonschema nor the reference parser nor orjson is loaded (regress is: it evaluates
+    the failure-kind grammar)."""
+    path = tmp_path / "some.jsonl"
+    path.write_bytes(
+        b'{"reward": "1.0", "mask_sample": "yes"}\n{"reward": 1, "failure_kind": "Not A Kind"}\n{"rewards": 1}\n'
+        b'{"reward": 1, "instance_config": {"mask_sample": 0}, "failure_reason": 3}\n'
+    )
+    code, report, modules = loaded_by_check("--profile", "core", str(path))
+    assert (code, report["invalid"]) == (1, 4), report
+    assert "verify_contract.check_compose" in modules
+    assert heavy(modules - {"verify_contract.check_compose", "regress"}) == []
 
 
 def test_the_first_line_that_needs_the_reference_loads_it(tmp_path: Path) -> None:
-    """The control: the same probe sees the reference arrive once a line needs it (so the test above can fail)."""
+    """The control: the same probe sees the reference arrive once a line needs it (so the tests above can
+    fail). An escaped member name is one the pre-check does not follow."""
     path = tmp_path / "one.jsonl"
-    path.write_bytes(b'{"reward": "1.0"}\n')
+    path.write_bytes(b'{"rew\\u0061rd": "1.0"}\n')
     code, report, modules = loaded_by_check("--profile", "core", str(path))
     assert (code, report["invalid"]) == (1, 1)
-    assert {"jsonschema", "verify_contract.validation", "verify_contract.check_compose"} <= modules
+    assert {"jsonschema", "verify_contract.validation", "verify_contract.check_reference"} <= modules
     assert "pydantic" not in modules and "verify_contract.diff" not in modules
 
 

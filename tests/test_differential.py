@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from verify_contract import check, check_compose, check_lines, fastpath
+from verify_contract import check, check_compose, check_lines, check_reference, fastpath, validation
 from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
 from verify_contract.check_text_events import text_event_outcome
 from verify_contract.contract import ContractModel, contract_model, model_from_data
@@ -56,19 +56,58 @@ def test_corpus_covers_every_status() -> None:
 
 
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
-def test_wrong_types_and_malformed_kinds_are_stood_in_for(version: str, profile: Profile) -> None:
-    # The stand-ins hold at every version (the corpus lines below prove their findings are the reference's).
+def test_wrong_types_and_malformed_kinds_are_worded_by_the_table(version: str, profile: Profile) -> None:
+    # The generated wording table (generators/wording.py) covers the wrong values producers write.
     model = contract_model(version)
+    table = check_compose.wording(version, profile)
+    assert table is not None
     reward, mask = model.role("reward"), model.role("mask")
     assert reward is not None
-    for kind in (str, list, dict):
-        assert check_compose.stand_in_holds(version, profile, reward.pointer, kind.__name__)
-    assert not check_compose.stand_in_holds(version, profile, reward.pointer, "float")  # an allowed type
+    assert {"str", "list", "dict", "bool", "NoneType"} <= set(table.fields[reward.pointer])
+    assert "float" not in table.fields[reward.pointer] and "int" not in table.fields[reward.pointer]  # allowed
     if mask is not None:
-        assert check_compose.stand_in_holds(version, profile, mask.pointer, "int")
+        assert {"int", "str"} <= set(table.fields[mask.pointer])
     kind_field = model.role("failure_kind")
     if kind_field is not None and kind_field.constraints:
-        assert check_compose.stand_in_holds(version, profile, kind_field.pointer, "str")
+        assert "pattern" in table.fields[kind_field.pointer] and "str" not in table.fields[kind_field.pointer]
+    layout = check_compose.plan(version, profile)
+    assert layout is not None and len(table.required[""]) == 2 ** len(layout.required)
+    assert all(len(table.required[pointer]) == 2 ** len(names) for pointer, names in layout.required_of.items())
+
+
+CONTRACT_DEFECTS = [
+    b'{"reward": "0.%d"}',
+    b'{"reward": [%d], "mask_sample": "yes %d"}',
+    b'{"reward": 1, "mask_sample": %d, "failure_kind": "Bad Kind %d"}',
+    b'{"reward": 1, "failure_kind": %d, "instance_config": {"mask_sample": "n%d"}}',
+    b'{"reward": 1, "failure_kind": "kind_%d", "instance_config": %d}',
+    b'{"rewards": %d, "failure_reason": %d}',
+    b'{"reward": null, "responses_create_params": %d, "response": {"output": "x%d"}}',
+    b'{"reward": 1, "responses_create_params": {}, "response": {"output": [%d]}, "failure_kind": "x:%d"}',
+]
+
+
+@pytest.mark.parametrize(("version", "profile"), COMBOS)
+def test_contract_defects_are_composed_without_the_reference(
+    monkeypatch: pytest.MonkeyPatch, version: str, profile: Profile
+) -> None:
+    """Wrong types, malformed kinds and missing members: every finding comes from the model and the
+    wording table, equal to the reference's, and the reference validator is never asked."""
+    lines = [template % ((i,) * template.count(b"%d")) for i in range(40) for template in CONTRACT_DEFECTS]
+    data = b"\n".join(lines) + b"\n"
+    check.clear_caches()
+    slow = check_chunk(data, 1, "defects", CheckOptions(version, profile, max_findings=10**6, fast=False))
+    check.clear_caches()
+
+    def refuse(*args: object) -> None:
+        raise AssertionError(f"the reference was asked: {args!r}"[:300])
+
+    monkeypatch.setattr(validation, "schema_findings", refuse)
+    monkeypatch.setattr(check_reference, "reference_outcome", refuse)
+    fast = check_chunk(data, 1, "defects", CheckOptions(version, profile, max_findings=10**6))
+    assert fast == slow
+    assert slow.invalid >= 4 * 40  # at least the reward and missing-member lines, at every version
+    check.clear_caches()
 
 
 @pytest.mark.parametrize(("version", "profile"), [("1.2.0", "core"), ("1.0.0", "gym")])

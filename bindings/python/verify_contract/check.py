@@ -148,6 +148,13 @@ def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
     return tally
 
 
+def _share_by_fork(sources: list[Source]) -> bool:
+    """Whether ``--jobs`` can deal out byte ranges to forked processes: plain files (or documents) only."""
+    from verify_contract.check_workers import can_fork
+
+    return can_fork() and all(s.is_document or (s.file is not None and plain_file(s)) for s in sources)
+
+
 def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Progress | None = None) -> Report:
     report = Report(options.version, options.profile, options.max_findings)
     done_bytes = 0
@@ -159,6 +166,26 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
         if progress is not None:
             progress(done_bytes, report.lines)
 
+    sources = list(sources)
+    if options.jobs > 1 and _share_by_fork(sources):
+        # Plain files (and .json documents): the byte ranges are known up front, so processes deal them out.
+        from verify_contract import check_workers
+
+        def run(task: tuple[Any, ...]) -> Tally:
+            if task[0] == "doc":
+                return _document_tally(task[1], task[2], options)
+            _, path, start, stop, _first, name = task
+            return _check_range_task((path, start, stop, name, options))
+
+        planned = list(_tasks(sources, options, report))
+        lines_before = 0  # lines of the current source merged so far
+        results = check_workers.results_in_order(planned, options.jobs, run, lambda task: task[0] == "range")
+        for task, tally in zip(planned, results, strict=True):
+            first = task[0] == "doc" or task[4]
+            lines_before = 0 if first else lines_before
+            absorb(_rebased(tally, lines_before), len(task[2]) if task[0] == "doc" else task[3] - task[2])
+            lines_before += tally.lines
+        return report
     tasks = _tasks(sources, options, report)
     if options.jobs <= 1:
         line = 1  # of the next chunk in its source

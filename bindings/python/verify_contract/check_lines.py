@@ -15,7 +15,7 @@ from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from verify_contract.check_reference import Outcome
+    from verify_contract.check_outcome import Outcome
 
 
 class CheckOptions(FrozenRecord):
@@ -63,6 +63,27 @@ def clear_caches() -> None:
     _OUTCOMES.clear()
 
 
+# Each way of judging a line is imported by the first line that needs it: a clean run loads none of them, a
+# run whose defects are all keyed text defects or contract defects the wording table covers never loads the
+# reference (jsonschema, referencing: about 90 ms; tests/test_check_startup.py).
+def _text_event(key: bytes) -> Outcome | None:
+    from verify_contract.check_text_events import text_event_outcome
+
+    return text_event_outcome(key)
+
+
+def _contract(raw: bytes, version: str, profile: Profile) -> Outcome:
+    from verify_contract.check_compose import contract_outcome
+
+    return contract_outcome(raw, version, profile)
+
+
+def _reference(raw: bytes, version: str, profile: Profile) -> Outcome:
+    from verify_contract.check_reference import reference_outcome
+
+    return reference_outcome(raw, version, profile)
+
+
 def check_chunk(
     chunk: bytes | memoryview, first_line: int, path: str, options: CheckOptions, room: int | None = None
 ) -> Tally:
@@ -82,12 +103,6 @@ def check_chunk(
     tally.add_clean(statuses)
     if not others:
         return tally
-    # The reference (jsonschema, referencing), the composition shortcut and orjson are imported by the first
-    # line the pre-check does not settle: a clean run never loads them (tests/test_check_startup.py).
-    from verify_contract.check_compose import contract_outcome
-    from verify_contract.check_reference import reference_outcome
-    from verify_contract.check_text_events import text_event_outcome
-
     version, profile = options.version, options.profile
     memo = outcome_memo(version, profile)
     # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is judged
@@ -104,13 +119,13 @@ def check_chunk(
                 status = statuses[index]
                 # A NaN token or a repeated name keyed as the first defect: its finding needs no parse.
                 if key is not None and status == fastpath.STATUS_TEXT:
-                    outcome = text_event_outcome(key)
+                    outcome = _text_event(key)
                 if outcome is None:
                     raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's
                     if status == fastpath.STATUS_CONTRACT:
-                        outcome = contract_outcome(raw, version, profile)
+                        outcome = _contract(raw, version, profile)
                     else:
-                        outcome = reference_outcome(raw, version, profile)
+                        outcome = _reference(raw, version, profile)
                 if key is None:
                     tally.count(outcome, 1)
                 elif len(memo) < MEMO_ENTRIES:

@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
-    from verify_contract.check_reference import Outcome
+    from verify_contract.check_outcome import Outcome
 
 DEFAULT_MAX_FINDINGS = 1000
 KIND_CLASSES = ("registered", "namespaced", "unregistered")

@@ -10,7 +10,7 @@ two to identical outcomes.
 
 from __future__ import annotations
 
-from verify_contract.check_reference import Outcome
+from verify_contract.check_outcome import Outcome
 from verify_contract.jsonio import NON_FINITE_TOKENS, duplicate_name_finding, non_finite_token_finding
 
 _TOKENS = {token.encode("ascii"): token for token in NON_FINITE_TOKENS}

@@ -43,9 +43,14 @@ def _version_files(version: str) -> list[str]:
 @cache
 def schema_registry(version: str) -> Registry[Any]:
     """A ``referencing`` registry holding every file of the version, and nothing it would fetch."""
+    return registry_of([schema_document(version, name) for name in _version_files(version)])
+
+
+def registry_of(documents: list[dict[str, Any]]) -> Registry[Any]:
+    """A registry of these schema documents (by their ``$id``) that refuses to fetch anything else."""
     from referencing import Registry, Resource  # ~20 ms: only the reference validator needs it
 
-    resources_ = [Resource.from_contents(schema_document(version, name)) for name in _version_files(version)]
+    resources_ = [Resource.from_contents(document) for document in documents]
     return Registry(retrieve=_refuse_retrieval).with_resources(  # type: ignore[call-arg]
         (resource.id() or "", resource) for resource in resources_
     )
@@ -53,8 +58,12 @@ def schema_registry(version: str) -> Registry[Any]:
 
 def profile_schema(version: str, profile: Profile) -> dict[str, Any]:
     """A schema that validates one profile of one version: a ``$ref`` into the released file."""
+    return profile_reference(schema_document(version)["$id"], profile)
+
+
+def profile_reference(base: str, profile: Profile) -> dict[str, Any]:
+    """A schema that validates one profile of the contract file whose ``$id`` is ``base``."""
     check_profile(profile)
-    base = schema_document(version)["$id"]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$ref": f"{base}#/$defs/{PROFILE_DEFINITIONS[profile]}",

@@ -1,39 +1,26 @@
 """``validate``: the reference validator (jsonschema + referencing, offline) plus the contract's semantic rules.
 
-jsonschema, referencing and regress are imported when a document is first validated, not with this module:
-``check`` imports it for ``value_at`` and the semantic roles, and a clean run never validates a line.
+jsonschema, referencing and regress are imported when a document is first validated, not with this module. The
+semantic rules live in ``semantic``, which ``check`` uses without this module.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
-from verify_contract.contract import ContractModel, Field, RuleChoice, contract_model
+from verify_contract.contract import ContractModel, RuleChoice, contract_model
 from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, json_pointer
-from verify_contract.schemas import profile_schema, schema_registry
+from verify_contract.schemas import profile_reference, profile_schema, registry_of, schema_registry
+from verify_contract.semantic import ecma_search, semantic_findings
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
 
 if TYPE_CHECKING:
-    import regress
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
-
-
-@cache
-def _ecma_regex(pattern: str) -> regress.Regex:
-    import regress
-
-    return regress.Regex(pattern)
-
-
-def ecma_search(pattern: str, text: str) -> bool:
-    """Whether ``pattern`` matches somewhere in ``text``, per ECMA-262 (as the ``pattern`` keyword decides)."""
-    return _ecma_regex(pattern).find(text) is not None
 
 
 def _ecma_pattern(
@@ -69,6 +56,13 @@ def schema_validator(version: str, profile: Profile) -> Validator:
     """The reference validator of one profile at one version. It never fetches anything."""
     check_version(version)
     return contract_validator_class()(profile_schema(version, profile), registry=schema_registry(version))
+
+
+def validator_of(documents: list[dict[str, Any]], profile: Profile) -> Validator:
+    """The reference validator of one profile over these schema files (the first is the contract file):
+    the generators judge a version's probes with it before the version is in the package."""
+    schema = profile_reference(documents[0]["$id"], profile)
+    return contract_validator_class()(schema, registry=registry_of(documents))
 
 
 @dataclass(frozen=True)
@@ -152,12 +146,13 @@ def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str
 
 
 def schema_findings(document: Any, version: str, profile: Profile) -> list[Finding]:
+    return findings_of_errors(schema_validator(version, profile).iter_errors(document), contract_model(version))
+
+
+def findings_of_errors(errors: Iterable[ValidationError], model: ContractModel) -> list[Finding]:
+    """The findings of jsonschema's errors on one document, in path order, by the model's rules."""
     found: list[Finding] = []
-    errors = sorted(
-        schema_validator(version, profile).iter_errors(document), key=lambda e: list(map(str, e.absolute_path))
-    )
-    model = contract_model(version)
-    for error in errors:
+    for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         for rule, message, path in _schema_rule(error, model):
             item = finding(rule, message, json_pointer(path))
             if item not in found:  # jsonschema reports each missing property, we report all of them per error
@@ -176,94 +171,6 @@ def deprecated_kinds(version: str) -> dict[str, Deprecation]:
         for kind in (kinds["registered"] if kinds else [])
         if kind["deprecated"]
     }
-
-
-@cache
-def _registered(version: str) -> frozenset[str]:
-    kinds = contract_model(version).failure_kinds
-    return frozenset(kind["id"] for kind in kinds["registered"]) if kinds else frozenset()
-
-
-ABSENT = object()
-"""What ``value_at`` returns where there is no value."""
-
-
-def value_at(document: Any, path: tuple[str, ...]) -> Any:
-    """The value at a member path, or ``_ABSENT`` (also when a container on the way is not an object)."""
-    for part in path:
-        if not isinstance(document, dict) or part not in document:
-            return ABSENT
-        document = document[part]
-    return document
-
-
-def _dotted(field: Field) -> str:
-    return ".".join(field.path)
-
-
-# The roles semantic_findings reads. A finite reward changes nothing (check relies on that).
-SEMANTIC_ROLES = ("reward", "failure_kind", "mask", "legacy_mask")
-
-
-def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
-    """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask. They read the
-    fields playing the SPEC roles (the model's ``roles``), wherever a version declares them."""
-    found: list[Finding] = []
-    model = contract_model(version)
-    reward_field = model.role("reward")
-    if reward_field is not None:
-        reward = value_at(document, reward_field.path)
-        if isinstance(reward, float) and not math.isfinite(reward):
-            where = reward_field.pointer
-            found.append(finding("reward-non-finite", f"{where}: {reward!r} is not a finite number", where))
-    kind_field = model.role("failure_kind")
-    kinds = model.failure_kinds
-    if kind_field is not None and kinds is not None:
-        kind = value_at(document, kind_field.path)
-        where = kind_field.pointer
-        if isinstance(kind, str) and kinds["namespace_separator"] not in kind:
-            registered = _registered(version)
-            if kind not in registered and _ecma_regex(kinds["grammar"]).find(kind) is not None:
-                found.append(
-                    finding(
-                        "failure-kind-unregistered",
-                        f"{where}: {kind!r} is not registered at {version}; consumers treat it as a generic "
-                        "failure (use '<server>:<kind>' for an environment's own kinds)",
-                        where,
-                    )
-                )
-            info = deprecated_kinds(version).get(kind)
-            if info is not None and kind in registered:
-                hint = f"; use {info.renamed_to!r}" if info.renamed_to else ""
-                found.append(
-                    finding(
-                        "failure-kind-deprecated", f"{where}: {kind!r} is deprecated since {info.since}{hint}", where
-                    )
-                )
-    mask_field, legacy_field = model.role("mask"), model.role("legacy_mask")
-    if mask_field is not None and legacy_field is not None:
-        legacy = value_at(document, legacy_field.path)
-        if isinstance(legacy, bool):
-            top = value_at(document, mask_field.path)
-            if top is ABSENT:
-                found.append(
-                    finding(
-                        "legacy-mask-only",
-                        f"the mask ({str(legacy).lower()}) is only in the deprecated {_dotted(legacy_field)}; "
-                        f"write the top-level {_dotted(mask_field)} too",
-                        legacy_field.pointer,
-                    )
-                )
-            elif isinstance(top, bool) and top != legacy:
-                found.append(
-                    finding(
-                        "legacy-mask-divergent",
-                        f"{_dotted(mask_field)} is {str(top).lower()} but {_dotted(legacy_field)} is "
-                        f"{str(legacy).lower()}; the effective mask is true",
-                        mask_field.pointer,
-                    )
-                )
-    return found
 
 
 def validate(document: Any, version: str = LATEST_VERSION, profile: Profile = DEFAULT_PROFILE) -> ValidationResult:

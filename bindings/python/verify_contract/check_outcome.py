@@ -1,0 +1,70 @@
+"""What ``check`` counts for one line: its findings, its verdict and, for a valid line, the facts the report
+counts (effective mask, legacy mask in use, failure-kind class). Every path of ``check`` builds an
+``Outcome``; this module imports nothing heavy, so a run whose lines need no reference never loads it."""
+
+from __future__ import annotations
+
+import contextlib
+from functools import cache
+
+from verify_contract.contract import contract_model
+from verify_contract.findings import Finding, Severity
+from verify_contract.mask import MaskTypeError, effective_mask
+from verify_contract.records import FrozenRecord
+from verify_contract.semantic import value_at
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class Outcome(FrozenRecord):
+    """What the reference says about one document, and the facts the report counts for a valid one."""
+
+    __slots__ = ("findings", "valid", "masked", "legacy", "kind")  # noqa: RUF023 (the constructor's order)
+    findings: tuple[Finding, ...]
+    valid: bool
+    masked: bool
+    legacy: bool
+    kind: str | None
+
+    def __init__(
+        self,
+        findings: tuple[Finding, ...],
+        valid: bool,
+        masked: bool = False,
+        legacy: bool = False,
+        kind: str | None = None,
+    ) -> None:
+        self._freeze(findings, valid, masked, legacy, kind)
+
+
+@cache
+def _fact_fields(version: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, str, frozenset[str]]:
+    """The legacy mask's and the failure kind's member paths at ``version`` (None: not declared), the
+    namespace separator and the registered kinds."""
+    model = contract_model(version)
+    legacy, kind = model.role("legacy_mask"), model.role("failure_kind")
+    kinds = model.failure_kinds
+    return (
+        legacy.path if legacy is not None else None,
+        kind.path if kind is not None and kinds is not None else None,
+        kinds["namespace_separator"] if kinds else "",
+        frozenset(k["id"] for k in kinds["registered"]) if kinds else frozenset(),
+    )
+
+
+def facts(document: Any, findings: tuple[Finding, ...], version: str) -> Outcome:
+    """The outcome of a document with these findings: invalid, or valid with its counted facts."""
+    if any(f.severity is Severity.ERROR for f in findings):
+        return Outcome(findings, False)
+    masked = False
+    with contextlib.suppress(MaskTypeError):  # valid at a version that does not type the mask: no mask to count
+        masked = effective_mask(document)
+    legacy_path, kind_path, separator, registered = _fact_fields(version)
+    legacy = legacy_path is not None and isinstance(value_at(document, legacy_path), bool)
+    kind_class = None
+    kind = value_at(document, kind_path) if kind_path is not None else None
+    if isinstance(kind, str):
+        kind_class = "namespaced" if separator in kind else "registered" if kind in registered else "unregistered"
+    return Outcome(findings, True, masked, legacy, kind_class)
