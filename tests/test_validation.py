@@ -3,9 +3,8 @@ from __future__ import annotations
 import pytest
 from jsonschema import ValidationError
 
-from verify_contract import LATEST_VERSION, validate, validation
+from verify_contract import LATEST_VERSION, semantic, validate, validation
 from verify_contract.contract import contract_model
-from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import RULES
 
 
@@ -17,8 +16,10 @@ def test_non_finite_reward_from_python() -> None:
 
 
 def test_deprecated_kind_warns(monkeypatch: pytest.MonkeyPatch) -> None:
-    deprecation = Deprecation(LATEST_VERSION, "renamed", "judge_unparseable")
-    monkeypatch.setattr(validation, "deprecated_kinds", lambda version: {"judge_failed": deprecation})
+    # The semantic rule reads (since, renamed to) per deprecated kind; no kind is deprecated yet, so one is.
+    monkeypatch.setattr(
+        semantic, "_deprecations", lambda version: {"judge_failed": (LATEST_VERSION, "judge_unparseable")}
+    )
     result = validate({"reward": 0.0, "failure_kind": "judge_failed"}, profile="core")
     assert result.valid
     assert result.rules == ["failure-kind-deprecated"]

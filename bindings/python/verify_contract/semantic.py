@@ -67,19 +67,29 @@ def _dotted(field: Field) -> str:
 SEMANTIC_ROLES = ("reward", "failure_kind", "mask", "legacy_mask")
 
 
+@cache
+def _role_fields(
+    version: str,
+) -> tuple[Field | None, Field | None, dict[str, Any] | None, Field | None, Field | None]:
+    """The fields playing the roles the semantic rules read at ``version`` (reward, failure kind, with the
+    model's failure-kind data, mask, legacy mask), looked up once: ``check`` runs the rules on every line
+    it composes."""
+    model = contract_model(version)
+    roles = (model.role(role) for role in ("reward", "failure_kind", "mask", "legacy_mask"))
+    reward, kind, mask, legacy = roles
+    return reward, kind, model.failure_kinds, mask, legacy
+
+
 def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
     """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask. They read the
     fields playing the SPEC roles (the model's ``roles``), wherever a version declares them."""
     found: list[Finding] = []
-    model = contract_model(version)
-    reward_field = model.role("reward")
+    reward_field, kind_field, kinds, mask_field, legacy_field = _role_fields(version)
     if reward_field is not None:
         reward = value_at(document, reward_field.path)
         if isinstance(reward, float) and not math.isfinite(reward):
             where = reward_field.pointer
             found.append(finding("reward-non-finite", f"{where}: {reward!r} is not a finite number", where))
-    kind_field = model.role("failure_kind")
-    kinds = model.failure_kinds
     if kind_field is not None and kinds is not None:
         kind = value_at(document, kind_field.path)
         where = kind_field.pointer
@@ -101,7 +111,6 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
                 found.append(
                     finding("failure-kind-deprecated", f"{where}: {kind!r} is deprecated since {since}{hint}", where)
                 )
-    mask_field, legacy_field = model.role("mask"), model.role("legacy_mask")
     if mask_field is not None and legacy_field is not None:
         legacy = value_at(document, legacy_field.path)
         if isinstance(legacy, bool):
