@@ -110,6 +110,30 @@ def test_contract_defects_are_composed_without_the_reference(
     check.clear_caches()
 
 
+def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The control of the two tests above: a table whose wording of one case drifted from the reference's
+    (as it would if a schema changed without regenerating) makes check's report differ from the reference."""
+    lines = [template % ((i,) * template.count(b"%d")) for i in range(5) for template in CONTRACT_DEFECTS]
+    data = b"\n".join(lines) + b"\n"
+    options = CheckOptions(LATEST, "core", max_findings=10**6)
+    check.clear_caches()
+    slow = check_chunk(data, 1, "defects", CheckOptions(LATEST, "core", max_findings=10**6, fast=False))
+    table = check_compose.wording(LATEST, "core")
+    assert table is not None
+    ((rule, parts, where),) = table.fields["/reward"]["str"]
+    drifted = {
+        **table.fields,
+        "/reward": {**table.fields["/reward"], "str": ((rule, (parts[0], " is no number"), where),)},
+    }
+    monkeypatch.setattr(
+        check_compose, "wording", lambda version, profile: check_compose.Wording(table.required, drifted)
+    )
+    fast = check_chunk(data, 1, "defects", options)
+    assert fast.invalid == slow.invalid and fast != slow
+    assert any("is no number" in f.finding.message for f in fast.findings)
+    check.clear_caches()
+
+
 @pytest.mark.parametrize(("version", "profile"), [("1.2.0", "core"), ("1.0.0", "gym")])
 def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profile: Profile) -> None:
     # A new failure kind (or wrong reward string) on every line: past the cap the reference judges each line.
