@@ -36,6 +36,7 @@
 #endif
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -722,6 +723,383 @@ static int load_table(const uint8_t *b, size_t len) {
     return at == len;
 }
 
+/* ---------------------------------------------------------------------------------------------------------
+ * Text keys: the first defect of a line the scan above could not settle (SPEC 2.1), as jsonio words it.
+ *
+ * For a STATUS_TEXT line the scan gave up on, text_key() reads the line as the reference does (its
+ * trailing "\r" bytes stripped, check_lines.py) and mirrors jsonio.parse_json: a byte order mark ('B'),
+ * else the first ill-formed UTF-8 sequence as Python's decoder reports it ('U' + reason tag + ':' + byte
+ * offset), else jsonio._scan's first defect in text order: a syntax defect ('S' + tag + ':' + column in
+ * code points, counted from 1 [+ ':' + the code in hex]), a NaN token ('N' + token), a repeated unescaped
+ * member name ('D' + name) or nesting deeper than MAX_DEPTH ('T'). check_text_events.py builds the
+ * reference's finding from the key with jsonio's wording; the tags are jsonio.SYNTAX_MESSAGES' and
+ * jsonio.UTF8_REASONS' keys (exported as SYNTAX_TAGS and UTF8_TAGS; tests/test_text_keys.py holds the two
+ * to each other). What it cannot follow exactly gets no key: a name after or equal to an escaped name (the
+ * escape may spell a repeated name), numbers that might overflow, more names than TEXT_NAMES. */
+enum {
+    TAG_STRING,
+    TAG_CONTROL,
+    TAG_ESCAPE,
+    TAG_SURROGATE_ESCAPE,
+    TAG_NUMBER,
+    TAG_VALUE,
+    TAG_END,
+    TAG_NAME,
+    TAG_COLON,
+    TAG_EXTRA,
+    TAG_OBJECT,
+    TAG_ARRAY,
+    TAG_COUNT
+};
+static const char *const syntax_tags[TAG_COUNT] = {"string", "control", "escape", "surrogate-escape",
+                                                   "number", "value",   "end",    "name",
+                                                   "colon",  "extra",   "object", "array"};
+/* the tags whose message quotes a code (a control character, an escape's code) */
+#define TAG_CODED(tag) ((tag) == TAG_CONTROL || (tag) == TAG_SURROGATE_ESCAPE)
+enum { UTF8_START, UTF8_CONTINUATION, UTF8_END, UTF8_COUNT };
+static const char *const utf8_tags[UTF8_COUNT] = {"start", "continuation", "end"};
+
+#define TEXT_NAMES 4096 /* member names of the open objects; more: no key */
+
+/* The first ill-formed UTF-8 sequence of [s, e) as Python's decoder reports it: 1 with its start (the
+ * sequence's first byte) and reason, or 0 when the whole range is UTF-8. A lead byte that starts no
+ * sequence: "invalid start byte"; a byte that cannot continue the sequence (the first one after the lead
+ * byte has narrower ranges for E0, ED, F0 and F4): "invalid continuation byte"; a sequence cut by the end
+ * with every byte so far right: "unexpected end of data". */
+static int utf8_error(const uint8_t *s, const uint8_t *e, size_t *at, int *reason) {
+    const uint8_t *p = s;
+    while (p < e) {
+        uint8_t c = *p;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        int n;
+        uint8_t lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) n = 1;
+        else if (c == 0xE0) { n = 2; lo = 0xA0; }
+        else if (c == 0xED) { n = 2; hi = 0x9F; }
+        else if (c >= 0xE1 && c <= 0xEF) n = 2;
+        else if (c == 0xF0) { n = 3; lo = 0x90; }
+        else if (c >= 0xF1 && c <= 0xF3) n = 3;
+        else if (c == 0xF4) { n = 3; hi = 0x8F; }
+        else {
+            *at = (size_t)(p - s);
+            *reason = UTF8_START;
+            return 1;
+        }
+        for (int i = 1; i <= n; i++) {
+            if (e - p <= i) {
+                *at = (size_t)(p - s);
+                *reason = UTF8_END;
+                return 1;
+            }
+            if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF)) {
+                *at = (size_t)(p - s);
+                *reason = UTF8_CONTINUATION;
+                return 1;
+            }
+        }
+        p += n + 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    int tag;
+    const uint8_t *at;
+    int code;
+} Defect;
+
+/* jsonio._scan_string on UTF-8 text: the string whose opening quote is at p; past its closing quote, or
+ * NULL with the defect in *d. *escaped is set when it holds an escape. */
+static const uint8_t *text_string(const uint8_t *p, const uint8_t *e, Defect *d, int *escaped) {
+    const uint8_t *quote = p;
+    p++;
+    for (;;) {
+        p = string_special(p, e);
+        if (p >= e) {
+            d->tag = TAG_STRING;
+            d->at = quote;
+            return NULL;
+        }
+        uint8_t c = *p;
+        if (c == '"') return p + 1;
+        if (c >= 0x80) { /* part of a character (the text is UTF-8) */
+            p++;
+            continue;
+        }
+        if (c < 0x20) {
+            d->tag = TAG_CONTROL;
+            d->at = p;
+            d->code = c;
+            return NULL;
+        }
+        *escaped = 1; /* a backslash */
+        uint8_t x = e - p >= 2 ? p[1] : 0;
+        if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+            p += 2;
+            continue;
+        }
+        int u = x == 'u' ? hex4(p + 2, e) : -1;
+        if (u < 0) {
+            d->tag = TAG_ESCAPE;
+            d->at = p;
+            return NULL;
+        }
+        if (u >= 0xD800 && u <= 0xDFFF) {
+            const uint8_t *l = p + 6;
+            int low = u <= 0xDBFF && e - l >= 2 && l[0] == '\\' && l[1] == 'u' ? hex4(l + 2, e) : -1;
+            if (low < 0xDC00 || low > 0xDFFF) {
+                d->tag = TAG_SURROGATE_ESCAPE;
+                d->at = p;
+                d->code = u;
+                return NULL;
+            }
+            p += 12;
+            continue;
+        }
+        p += 6;
+    }
+}
+
+static const uint8_t *text_ws(const uint8_t *p, const uint8_t *e) {
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+static int is_digit(const uint8_t *p, const uint8_t *e) { return p < e && *p >= '0' && *p <= '9'; }
+
+/* jsonio's number at p (p[0] is '-' or a digit): 1 and its end in *stop when it matches the grammar
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? and is certainly finite; 0 and *stop NULL when nothing
+ * matches; -1 for a malformed number (the defect at *stop); -2 when it might overflow (no key). */
+static int text_number(const uint8_t *p, const uint8_t *e, const uint8_t **stop) {
+    const uint8_t *q = p;
+    *stop = NULL;
+    if (*q == '-') q++;
+    long int_digits = 0;
+    if (q < e && *q == '0') {
+        q++;
+    } else if (is_digit(q, e)) {
+        const uint8_t *d = q;
+        while (is_digit(q, e)) q++;
+        int_digits = (long)(q - d);
+    } else {
+        return 0;
+    }
+    int fraction = 0, exponent = 0;
+    if (q < e && *q == '.' && is_digit(q + 1, e)) {
+        q++;
+        while (is_digit(q, e)) q++;
+        fraction = 1;
+    }
+    long power = 0;
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        const uint8_t *r = q + 1;
+        int negative = 0;
+        if (r < e && (*r == '+' || *r == '-')) negative = *r++ == '-';
+        if (is_digit(r, e)) {
+            while (r < e && *r == '0') r++;
+            const uint8_t *significant = r;
+            while (is_digit(r, e)) r++;
+            if (r - significant > 4) return -2;
+            for (const uint8_t *t = significant; t < r; t++) power = power * 10 + (*t - '0');
+            if (negative) power = -power;
+            q = r;
+            exponent = 1;
+        }
+    }
+    *stop = q;
+    /* a '.' or an exponent mark that could continue the number but has no digits after it */
+    if (q < e && (((*q == 'e' || *q == 'E') && !exponent) || (*q == '.' && !fraction && !exponent))) return -1;
+    if (fraction || exponent) {
+        if (int_digits + power > 308) return -2; /* |value| < 10^(int_digits + power): finite below */
+    } else if (int_digits > 308) {
+        return -2;
+    }
+    return 1;
+}
+
+static void key_text(KeyBuf *k, const char *text) {
+    size_t n = strlen(text);
+    memcpy(k->buf, text, n);
+    k->len = n;
+}
+
+/* The text key of the line [s, e) (its trailing "\r" bytes already stripped): 1 with the key in k, or 0. */
+static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
+    static Key names[TEXT_NAMES];
+    static struct {
+        uint8_t is_obj, escaped;
+        uint32_t base;
+        uint64_t seen;
+    } stack[MAX_DEPTH + 1];
+    if (e - s >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
+        key_text(k, "B");
+        return 1;
+    }
+    size_t at;
+    int reason;
+    if (utf8_error(s, e, &at, &reason)) {
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "U%s:%zu", utf8_tags[reason], at);
+        return 1;
+    }
+    enum { X_VALUE, X_VALUE_OR_END, X_NAME, X_NAME_OR_END, X_COLON, X_AFTER } expect = X_VALUE;
+    int depth = 0;
+    uint32_t top = 0;
+    Defect d = {0, NULL, -1};
+    const uint8_t *p = text_ws(s, e);
+    for (;;) {
+        int c = p < e ? *p : -1;
+        switch (expect) {
+        case X_VALUE:
+        case X_VALUE_OR_END:
+            if (expect == X_VALUE_OR_END && c == ']') {
+                depth--;
+                p++;
+                expect = X_AFTER;
+            } else if (c == '{' || c == '[') {
+                if (depth + 1 > MAX_DEPTH) {
+                    key_text(k, "T");
+                    return 1;
+                }
+                depth++;
+                stack[depth].is_obj = c == '{';
+                stack[depth].escaped = 0;
+                stack[depth].base = top;
+                stack[depth].seen = 0;
+                p++;
+                expect = c == '{' ? X_NAME_OR_END : X_VALUE_OR_END;
+            } else if (c == '"') {
+                int escaped = 0;
+                p = text_string(p, e, &d, &escaped);
+                if (!p) goto syntax;
+                expect = X_AFTER;
+            } else if ((e - p >= 3 && memcmp(p, "NaN", 3) == 0) || (e - p >= 8 && memcmp(p, "Infinity", 8) == 0) ||
+                       (e - p >= 9 && memcmp(p, "-Infinity", 9) == 0)) {
+                key_text(k, c == 'N' ? "NNaN" : c == 'I' ? "NInfinity" : "N-Infinity");
+                return 1;
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                const uint8_t *stop;
+                int number = text_number(p, e, &stop);
+                if (number == -2) return 0;
+                if (number == -1) {
+                    d.tag = TAG_NUMBER;
+                    d.at = stop;
+                    goto syntax;
+                }
+                if (number == 0) {
+                    d.tag = TAG_VALUE; /* a '-' with no digit after it */
+                    d.at = p;
+                    goto syntax;
+                }
+                p = stop;
+                expect = X_AFTER;
+            } else if (e - p >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0)) {
+                p += 4;
+                expect = X_AFTER;
+            } else if (e - p >= 5 && memcmp(p, "false", 5) == 0) {
+                p += 5;
+                expect = X_AFTER;
+            } else {
+                d.tag = c < 0 ? TAG_END : TAG_VALUE;
+                d.at = p;
+                goto syntax;
+            }
+            break;
+        case X_NAME:
+        case X_NAME_OR_END:
+            if (expect == X_NAME_OR_END && c == '}') {
+                top = stack[depth].base;
+                depth--;
+                p++;
+                expect = X_AFTER;
+            } else if (c == '"') {
+                int escaped = 0;
+                const uint8_t *name = p + 1;
+                p = text_string(p, e, &d, &escaped);
+                if (!p) goto syntax;
+                uint32_t n = (uint32_t)(p - 1 - name);
+                if (stack[depth].escaped) return 0; /* may repeat the escaped name */
+                if (escaped) {
+                    if (top > stack[depth].base) return 0; /* may repeat an earlier name */
+                    stack[depth].escaped = 1;
+                } else {
+                    uint64_t head = 0;
+                    for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)name[i] << (8 * i);
+                    uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+                    if (stack[depth].seen & bit) {
+                        for (uint32_t i = stack[depth].base; i < top; i++) {
+                            if (names[i].len == n && same_bytes(names[i].p, name, n)) {
+                                if (n + 1 > MEMO_KEY_BYTES) return 0;
+                                k->buf[0] = 'D';
+                                memcpy(k->buf + 1, name, n);
+                                k->len = n + 1;
+                                return 1;
+                            }
+                        }
+                    }
+                    if (top >= TEXT_NAMES) return 0;
+                    stack[depth].seen |= bit;
+                    names[top].p = name;
+                    names[top].len = n;
+                    top++;
+                }
+                expect = X_COLON;
+            } else {
+                d.tag = TAG_NAME;
+                d.at = p;
+                goto syntax;
+            }
+            break;
+        case X_COLON:
+            if (c != ':') {
+                d.tag = TAG_COLON;
+                d.at = p;
+                goto syntax;
+            }
+            p++;
+            expect = X_VALUE;
+            break;
+        case X_AFTER:
+            if (!depth) {
+                if (p < e) {
+                    d.tag = TAG_EXTRA;
+                    d.at = p;
+                    goto syntax;
+                }
+                return 0; /* no defect: the reference judges the value */
+            }
+            if (c == ',') {
+                p++;
+                expect = stack[depth].is_obj ? X_NAME : X_VALUE;
+            } else if (c == (stack[depth].is_obj ? '}' : ']')) {
+                if (stack[depth].is_obj) top = stack[depth].base;
+                depth--;
+                p++;
+            } else {
+                d.tag = stack[depth].is_obj ? TAG_OBJECT : TAG_ARRAY;
+                d.at = p;
+                goto syntax;
+            }
+            break;
+        }
+        p = text_ws(p, e);
+    }
+
+syntax: {
+    /* the column counts code points: every byte but UTF-8 continuation bytes */
+    size_t column = 1;
+    for (const uint8_t *q = s; q < d.at; q++) column += (*q & 0xC0) != 0x80;
+    if (TAG_CODED(d.tag))
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu:%X", syntax_tags[d.tag], column,
+                                  (unsigned)d.code);
+    else
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu", syntax_tags[d.tag], column);
+    return 1;
+}
+}
+
 /* The line that starts at q: its status byte in *status, and in *keyed whether key holds its memo key.
  * Returns where the next line starts (past this line's newline, or end). The field table and the kinds
  * must be loaded (load_table, load_kinds). */
@@ -729,6 +1107,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
                              int *status, int *keyed) {
     const uint8_t *p = skip_ws(q, end);
     const uint8_t *eol = NULL;
+    int unsure = 1; /* the scan left the line's text undecided */
     *status = STATUS_TEXT;
     *keyed = 0;
     if (p < end && *p == '{') {
@@ -738,6 +1117,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
         f->unclean = 0;
         f->required_seen = 0;
         int result = scan_document(p, end, f, &eol);
+        unsure = result == SCAN_UNSURE;
         if (result == SCAN_OK) {
             *status = classify(f, kinds);
             if (*status == STATUS_CONTRACT) {
@@ -758,6 +1138,11 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
         eol = memchr(q, '\n', (size_t)(end - q));
         if (!eol) eol = end;
         if (*status == STATUS_TEXT && (p >= end || *p != '{') && is_blank(q, eol)) *status = STATUS_BLANK;
+    }
+    if (unsure && *status == STATUS_TEXT && !*keyed) {
+        const uint8_t *stop = eol; /* the line as the reference reads it: trailing "\r" stripped */
+        while (stop > q && stop[-1] == '\r') stop--;
+        *keyed = text_key(q, stop, key);
     }
     return eol < end ? eol + 1 : end;
 }
@@ -917,6 +1302,30 @@ static int add_type_bits(PyObject *m) {
     return PyModule_AddObject(m, "TYPE_BITS", d);
 }
 
+/* A tuple of the tags of a text key (SYNTAX_TAGS, CODED_TAGS, UTF8_TAGS): jsonio's tables must know them. */
+static int add_tags(PyObject *m, const char *name, const char *const *tags, int count, int coded_only) {
+    PyObject *list = PyList_New(0);
+    if (!list) return -1;
+    for (int i = 0; i < count; i++) {
+        if (coded_only && !TAG_CODED(i)) continue;
+        PyObject *tag = PyUnicode_FromString(tags[i]);
+        if (!tag || PyList_Append(list, tag) < 0) {
+            Py_XDECREF(tag);
+            Py_DECREF(list);
+            return -1;
+        }
+        Py_DECREF(tag);
+    }
+    PyObject *tuple = PyList_AsTuple(list);
+    Py_DECREF(list);
+    if (!tuple) return -1;
+    if (PyModule_AddObject(m, name, tuple) < 0) {
+        Py_DECREF(tuple);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__fastscan(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
@@ -930,7 +1339,10 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
         PyModule_AddIntConstant(m, "ROLE_MASK", ROLE_MASK) < 0 ||
         PyModule_AddIntConstant(m, "ROLE_LEGACY_MASK", ROLE_LEGACY_MASK) < 0 ||
         PyModule_AddIntConstant(m, "ROLE_KIND", ROLE_KIND) < 0 ||
-        PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0) {
+        PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0 ||
+        add_tags(m, "SYNTAX_TAGS", syntax_tags, TAG_COUNT, 0) < 0 ||
+        add_tags(m, "CODED_TAGS", syntax_tags, TAG_COUNT, 1) < 0 ||
+        add_tags(m, "UTF8_TAGS", utf8_tags, UTF8_COUNT, 0) < 0) {
         Py_DECREF(m);
         return NULL;
     }

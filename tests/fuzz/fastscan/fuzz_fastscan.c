@@ -9,7 +9,8 @@
  *   - one status per line, lines as count_lines counts them, each line ending at its newline;
  *   - a status byte the Python side knows; blank exactly when the line is JSON whitespace only;
  *   - a memo key only on a line that asks the reference, of a kind that fits its status, naming a token or
- *     a member name that is in the line;
+ *     a member name that is in the line, a byte order mark the line starts with, or a known syntax or
+ *     UTF-8 tag with a column or byte offset inside the line;
  *   - a line gets the same status and key alone, in an exact-size buffer, as in its chunk, with or without
  *     its newline: a read past the line's end then hits poisoned memory instead of the next line.
  * Agreement with the reference (verdicts, rule ids, counted facts) is checked by replaying the corpus
@@ -93,6 +94,41 @@ static void check_key(const Line *line, const uint8_t *text, size_t n) {
         size_t found = 0;
         for (size_t i = 0; i + m + 2 <= n && found < 2; i++) found += memcmp(text + i, quoted, m + 2) == 0;
         if (found < 2) abort();
+        break;
+    }
+    case 'B':
+        if (line->status != STATUS_TEXT || m != 0 || n < 3 || memcmp(text, "\xEF\xBB\xBF", 3) != 0) abort();
+        break;
+    case 'T':
+        if (line->status != STATUS_TEXT || m != 0) abort();
+        break;
+    case 'S':
+    case 'U': {
+        /* tag ':' decimal [':' hex]: a known tag, a column or offset inside the line */
+        if (line->status != STATUS_TEXT) abort();
+        const char *const *tags = line->key[0] == 'S' ? syntax_tags : utf8_tags;
+        int count = line->key[0] == 'S' ? TAG_COUNT : UTF8_COUNT, tag = -1;
+        const uint8_t *colon = memchr(body, ':', m);
+        if (!colon) abort();
+        for (int i = 0; i < count; i++)
+            if (strlen(tags[i]) == (size_t)(colon - body) && memcmp(tags[i], body, (size_t)(colon - body)) == 0) tag = i;
+        if (tag < 0) abort();
+        size_t number = 0;
+        const uint8_t *q = colon + 1, *stop = body + m;
+        if (q >= stop) abort();
+        for (; q < stop && *q != ':'; q++) {
+            if (*q < '0' || *q > '9') abort();
+            number = number * 10 + (size_t)(*q - '0');
+        }
+        int coded = line->key[0] == 'S' && TAG_CODED(tag);
+        if ((q < stop) != coded) abort();
+        if (line->key[0] == 'S' ? number < 1 || number > n + 1 : number >= n) abort();
+        if (coded) {
+            q++;
+            if (q >= stop) abort();
+            for (; q < stop; q++)
+                if (!((*q >= '0' && *q <= '9') || (*q >= 'A' && *q <= 'F'))) abort();
+        }
         break;
     }
     case 'C':
