@@ -242,6 +242,192 @@ static const uint8_t *utf8_line_end(const uint8_t *p, const uint8_t *end) {
     }
 }
 
+/* ---------------------------------------------------------------------------------------------------------
+ * UTF-8 in strings at SIMD speed. string_special() stops at the first non-ASCII byte of a string; from there
+ * utf8_run() reads on to the next '"', '\\' or control byte and says whether every byte before it is
+ * well-formed UTF-8 (as strictly as Python's decoder: no overlong forms, no surrogates, nothing above
+ * U+10FFFF, no sequence cut short). On x86-64 it is the lookup algorithm of Keiser and Lemire ("Validating
+ * UTF-8 In Less Than One Instruction Per Byte", 2021; simdjson's and simdutf's validator): three 16-entry
+ * table look-ups classify each pair of adjacent bytes, and a saturating subtraction marks the bytes two or
+ * three after a 3- or 4-byte lead, which must be continuations. Each byte's error bits involve only it and
+ * the three bytes before it, so the prefix before the stopping byte is valid exactly when no error bit is
+ * set at or before that byte (a sequence the stopping byte cuts short flags the stopping byte itself).
+ * AVX2 (32 bytes a step) or SSSE3 (16) is picked at run time (__builtin_cpu_supports); other CPUs and
+ * compilers take utf8_run_scalar, which also serves as the fuzzers' reference. The exact offset and reason
+ * of an error are not needed here: the scan gives up, and text_key() locates the error byte by byte.
+ * (simdutf, the well-kept library of this algorithm, is C++ and validates whole buffers; the JSON scan
+ * needs it fused with the search for the string's end, in a C extension, so the ~80 lines live here.)
+ *
+ * utf8_run(p, end): p is a non-ASCII byte that starts a sequence. Returns the first '"', '\\' or byte below
+ * 0x20 at or after p if all of [p, it) is UTF-8; end if there is none and [p, end) is UTF-8; else NULL
+ * (a caller may treat end and NULL alike: a string that reaches the end is cut anyway). */
+typedef const uint8_t *(*Utf8Run)(const uint8_t *p, const uint8_t *end);
+
+static const uint8_t *utf8_run_scalar(const uint8_t *p, const uint8_t *end) {
+    for (;;) {
+        if (!utf8_seq(&p, end)) return NULL;
+        p = string_special(p, end);
+        if (p >= end || *p < 0x80) return p;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTSCAN_NO_SIMD)
+#define UTF8_SIMD 1
+#include <immintrin.h>
+
+/* The Keiser-Lemire tables: bit flags of the error classes a byte pair may be in. */
+#define TOO_SHORT (1 << 0)  /* a lead byte or ASCII, then a lead byte or ASCII where a continuation belongs */
+#define TOO_LONG (1 << 1)   /* ASCII, then a continuation */
+#define OVERLONG_3 (1 << 2) /* E0 80..9F */
+#define TOO_LARGE (1 << 3)  /* F4 90..BF, F5.. */
+#define SURROGATE (1 << 4)  /* ED A0..BF */
+#define OVERLONG_2 (1 << 5) /* C0..C1 */
+#define TOO_LARGE_1000 (1 << 6)
+#define OVERLONG_4 (1 << 6) /* F0 80..8F */
+#define TWO_CONTS (-128)    /* bit 7 (0x80 as a signed char): two continuations, which must23 then sorts out */
+#define CARRY (TOO_SHORT | TOO_LONG | TWO_CONTS)
+#define BYTE_1_HIGH                                                                                          \
+    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TWO_CONTS, TWO_CONTS,    \
+        TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT, TOO_SHORT | OVERLONG_3 | SURROGATE,          \
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4
+#define BYTE_1_LOW                                                                                           \
+    CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY, CARRY | TOO_LARGE,        \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE, CARRY | TOO_LARGE | TOO_LARGE_1000,                  \
+        CARRY | TOO_LARGE | TOO_LARGE_1000
+#define BYTE_2_HIGH                                                                                          \
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,                  \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,                         \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,                                          \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,                                           \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT
+
+/* The last bytes of a block must be read with the next: a copy padded with '"' ends the string there, and
+ * a sequence cut by the end then flags the padding quote (TOO_SHORT or must23). */
+#define UTF8_PAD '"'
+
+__attribute__((target("ssse3"))) static const uint8_t *utf8_run_ssse3(const uint8_t *p, const uint8_t *end) {
+    const __m128i t1 = _mm_setr_epi8(BYTE_1_HIGH), t2 = _mm_setr_epi8(BYTE_1_LOW), t3 = _mm_setr_epi8(BYTE_2_HIGH);
+    const __m128i nibble = _mm_set1_epi8(0x0F), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1F), zero = _mm_setzero_si128();
+    const __m128i third = _mm_set1_epi8((char)(0xE0 - 0x80)), fourth = _mm_set1_epi8((char)(0xF0 - 0x80));
+    const __m128i high = _mm_set1_epi8((char)0x80);
+    __m128i prev = zero; /* p starts a sequence: what came before it is complete */
+    uint8_t pad[16];
+    for (;;) {
+        const uint8_t *block = p;
+        __m128i x;
+        if (end - p >= 16) {
+            x = _mm_loadu_si128((const __m128i *)p);
+        } else {
+            memset(pad, UTF8_PAD, sizeof pad);
+            memcpy(pad, p, (size_t)(end - p));
+            x = _mm_loadu_si128((const __m128i *)pad);
+        }
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                       _mm_cmpeq_epi8(_mm_max_epu8(x, control), control));
+        __m128i prev1 = _mm_alignr_epi8(x, prev, 15), prev2 = _mm_alignr_epi8(x, prev, 14),
+                prev3 = _mm_alignr_epi8(x, prev, 13);
+        __m128i classes = _mm_and_si128(
+            _mm_and_si128(_mm_shuffle_epi8(t1, _mm_and_si128(_mm_srli_epi16(prev1, 4), nibble)),
+                          _mm_shuffle_epi8(t2, _mm_and_si128(prev1, nibble))),
+            _mm_shuffle_epi8(t3, _mm_and_si128(_mm_srli_epi16(x, 4), nibble)));
+        __m128i must23 = _mm_and_si128(_mm_or_si128(_mm_subs_epu8(prev2, third), _mm_subs_epu8(prev3, fourth)), high);
+        unsigned errors = 0xFFFFu & ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_xor_si128(must23, classes), zero));
+        unsigned stops = (unsigned)_mm_movemask_epi8(special);
+        if (stops) {
+            unsigned first = stops & (0u - stops);
+            if (errors & (first | (first - 1))) return NULL;
+            const uint8_t *stop = block + __builtin_ctz(stops);
+            return stop < end ? stop : end;
+        }
+        if (errors) return NULL;
+        prev = x;
+        p += 16;
+    }
+}
+
+__attribute__((target("avx2"))) static const uint8_t *utf8_run_avx2(const uint8_t *p, const uint8_t *end) {
+    const __m256i t1 = _mm256_setr_epi8(BYTE_1_HIGH, BYTE_1_HIGH), t2 = _mm256_setr_epi8(BYTE_1_LOW, BYTE_1_LOW),
+                  t3 = _mm256_setr_epi8(BYTE_2_HIGH, BYTE_2_HIGH);
+    const __m256i nibble = _mm256_set1_epi8(0x0F), quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
+    const __m256i control = _mm256_set1_epi8(0x1F), zero = _mm256_setzero_si256();
+    const __m256i third = _mm256_set1_epi8((char)(0xE0 - 0x80)), fourth = _mm256_set1_epi8((char)(0xF0 - 0x80));
+    const __m256i high = _mm256_set1_epi8((char)0x80);
+    __m256i prev = zero;
+    uint8_t pad[32];
+    for (;;) {
+        const uint8_t *block = p;
+        __m256i x;
+        if (end - p >= 32) {
+            x = _mm256_loadu_si256((const __m256i *)p);
+        } else {
+            memset(pad, UTF8_PAD, sizeof pad);
+            memcpy(pad, p, (size_t)(end - p));
+            x = _mm256_loadu_si256((const __m256i *)pad);
+        }
+        __m256i special =
+            _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, backslash)),
+                            _mm256_cmpeq_epi8(_mm256_max_epu8(x, control), control));
+        /* the bytes 1, 2 and 3 before each byte: alignr works per 128-bit lane, so join the lanes first */
+        __m256i joined = _mm256_permute2x128_si256(prev, x, 0x21);
+        __m256i prev1 = _mm256_alignr_epi8(x, joined, 15), prev2 = _mm256_alignr_epi8(x, joined, 14),
+                prev3 = _mm256_alignr_epi8(x, joined, 13);
+        __m256i classes = _mm256_and_si256(
+            _mm256_and_si256(_mm256_shuffle_epi8(t1, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble)),
+                             _mm256_shuffle_epi8(t2, _mm256_and_si256(prev1, nibble))),
+            _mm256_shuffle_epi8(t3, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
+        __m256i must23 =
+            _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(prev2, third), _mm256_subs_epu8(prev3, fourth)), high);
+        uint32_t errors = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_xor_si256(must23, classes), zero));
+        uint32_t stops = (uint32_t)_mm256_movemask_epi8(special);
+        if (stops) {
+            uint32_t first = stops & (0u - stops);
+            if (errors & (first | (first - 1))) return NULL;
+            const uint8_t *stop = block + __builtin_ctz(stops);
+            return stop < end ? stop : end;
+        }
+        if (errors) return NULL;
+        prev = x;
+        p += 32;
+    }
+}
+#endif
+
+static Utf8Run utf8_run = utf8_run_scalar;
+static const char *utf8_run_name = "scalar";
+
+/* Picks the fastest utf8_run the CPU runs (once, at module load). */
+static void pick_utf8_run(void) {
+#if defined(UTF8_SIMD)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        utf8_run = utf8_run_avx2;
+        utf8_run_name = "avx2";
+    } else if (__builtin_cpu_supports("ssse3")) {
+        utf8_run = utf8_run_ssse3;
+        utf8_run_name = "ssse3";
+    }
+#endif
+}
+
+/* Whether [p, end) is UTF-8, by one utf8_run: the fuzz harness and tests compare every implementation
+ * with the scalar one and with Python's decoder. */
+static int utf8_valid_with(Utf8Run run, const uint8_t *p, const uint8_t *end) {
+    while (p < end) {
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        p = run(p, end);
+        if (!p) return 0;
+    }
+    return 1;
+}
+
 /* A string whose opening quote is at p[-1]: a pointer past the closing quote, or NULL. */
 HOT const uint8_t *scan_string(const uint8_t *p, const uint8_t *end, int *escaped) {
     for (;;) {
@@ -274,7 +460,8 @@ HOT const uint8_t *scan_string(const uint8_t *p, const uint8_t *end, int *escape
             continue;
         }
         if (c < 0x20) return NULL;
-        if (!utf8_seq(&p, end)) return NULL;
+        p = utf8_run(p, end); /* on to the next '"', '\\' or control byte, validating UTF-8 */
+        if (!p) return NULL;
     }
 }
 
@@ -1267,7 +1454,64 @@ static PyObject *histogram(PyObject *self, PyObject *args) {
     return list;
 }
 
+PyDoc_STRVAR(utf8_valid_doc,
+             "utf8_valid(buffer, implementation) -> bool\n\n"
+             "Whether buffer is UTF-8 by one of UTF8_IMPLEMENTATIONS (tests compare them with Python's decoder).");
+
+static PyObject *utf8_valid(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer buf;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "y*s", &buf, &name)) return NULL;
+    Utf8Run run = NULL;
+    if (strcmp(name, "scalar") == 0) run = utf8_run_scalar;
+#if defined(UTF8_SIMD)
+    else if (strcmp(name, "ssse3") == 0 && __builtin_cpu_supports("ssse3")) run = utf8_run_ssse3;
+    else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2")) run = utf8_run_avx2;
+#endif
+    if (!run) {
+        PyBuffer_Release(&buf);
+        PyErr_Format(PyExc_ValueError, "no UTF-8 implementation %s on this machine", name);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)buf.buf;
+    int valid = utf8_valid_with(run, p, p + buf.len);
+    PyBuffer_Release(&buf);
+    return PyBool_FromLong(valid);
+}
+
+/* UTF8_IMPLEMENTATIONS: the utf8_run variants this machine runs, the scalar one first. */
+static int add_implementations(PyObject *m) {
+    PyObject *names = PyList_New(0);
+    if (!names) return -1;
+    const char *all[] = {"scalar", "ssse3", "avx2"};
+    for (int i = 0; i < 3; i++) {
+        int supported = i == 0;
+#if defined(UTF8_SIMD)
+        if (i == 1) supported = __builtin_cpu_supports("ssse3");
+        if (i == 2) supported = __builtin_cpu_supports("avx2");
+#endif
+        if (!supported) continue;
+        PyObject *name = PyUnicode_FromString(all[i]);
+        if (!name || PyList_Append(names, name) < 0) {
+            Py_XDECREF(name);
+            Py_DECREF(names);
+            return -1;
+        }
+        Py_DECREF(name);
+    }
+    PyObject *tuple = PyList_AsTuple(names);
+    Py_DECREF(names);
+    if (!tuple) return -1;
+    if (PyModule_AddObject(m, "UTF8_IMPLEMENTATIONS", tuple) < 0) {
+        Py_DECREF(tuple);
+        return -1;
+    }
+    return PyModule_AddStringConstant(m, "UTF8_IMPLEMENTATION", utf8_run_name);
+}
+
 static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
+                                {"utf8_valid", utf8_valid, METH_VARARGS, utf8_valid_doc},
                                 {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
                                 {"histogram", histogram, METH_VARARGS, histogram_doc},
                                 {NULL, NULL, 0, NULL}};
@@ -1329,6 +1573,7 @@ static int add_tags(PyObject *m, const char *name, const char *const *tags, int 
 PyMODINIT_FUNC PyInit__fastscan(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
+    pick_utf8_run();
     if (PyModule_AddIntConstant(m, "STATUS_TEXT", STATUS_TEXT) < 0 ||
         PyModule_AddIntConstant(m, "STATUS_CONTRACT", STATUS_CONTRACT) < 0 ||
         PyModule_AddIntConstant(m, "SEM_LEGACY", SEM_LEGACY) < 0 || PyModule_AddIntConstant(m, "SEM_KIND", SEM_KIND) < 0 ||
@@ -1342,7 +1587,7 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
         PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0 ||
         add_tags(m, "SYNTAX_TAGS", syntax_tags, TAG_COUNT, 0) < 0 ||
         add_tags(m, "CODED_TAGS", syntax_tags, TAG_COUNT, 1) < 0 ||
-        add_tags(m, "UTF8_TAGS", utf8_tags, UTF8_COUNT, 0) < 0) {
+        add_tags(m, "UTF8_TAGS", utf8_tags, UTF8_COUNT, 0) < 0 || add_implementations(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -12,7 +12,8 @@
  *     a member name that is in the line, a byte order mark the line starts with, or a known syntax or
  *     UTF-8 tag with a column or byte offset inside the line;
  *   - a line gets the same status and key alone, in an exact-size buffer, as in its chunk, with or without
- *     its newline: a read past the line's end then hits poisoned memory instead of the next line.
+ *     its newline: a read past the line's end then hits poisoned memory instead of the next line;
+ *   - every UTF-8 validator the CPU runs (scalar, SSSE3, AVX2) gives the input the exact locator's verdict.
  * Agreement with the reference (verdicts, rule ids, counted facts) is checked by replaying the corpus
  * through the Python module: harness.py replay.
  */
@@ -166,10 +167,30 @@ static void alone(const uint8_t *q, size_t n, Line *line) {
     else ASAN_POISON_MEMORY_REGION(copy, n);
 }
 
+/* Every UTF-8 validator this machine runs (utf8_run: scalar, SSSE3, AVX2) says of the bytes what the exact
+ * scalar locator of text keys (utf8_error, Python's decoder's rules) says: valid or not. The copy sits in
+ * the poisoned arena too, so a SIMD load past the end is reported. */
+static void same_utf8_verdicts(const uint8_t *p, size_t n) {
+    if (n > ARENA_LINE) return;
+    uint8_t *copy = arena + GUARD;
+    ASAN_UNPOISON_MEMORY_REGION(copy, n);
+    memcpy(copy, p, n);
+    size_t at;
+    int reason;
+    int valid = !utf8_error(copy, copy + n, &at, &reason);
+    if (utf8_valid_with(utf8_run_scalar, copy, copy + n) != valid) abort();
+#if defined(UTF8_SIMD)
+    if (__builtin_cpu_supports("ssse3") && utf8_valid_with(utf8_run_ssse3, copy, copy + n) != valid) abort();
+    if (__builtin_cpu_supports("avx2") && utf8_valid_with(utf8_run_avx2, copy, copy + n) != valid) abort();
+#endif
+    ASAN_POISON_MEMORY_REGION(copy, n);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     ASAN_POISON_MEMORY_REGION(arena, sizeof arena);
+    pick_utf8_run();
     return 0;
 }
 
@@ -178,6 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t expected_lines = 0;
     for (size_t i = 0; i < size; i++) expected_lines += data[i] == '\n';
     expected_lines += size && data[size - 1] != '\n';
+    same_utf8_verdicts(data, size);
     /* One table per input, picked by its size: every table at a sixth of the cost of all of them (the
      * replay in harness.py runs every input at every version and profile). */
     {
