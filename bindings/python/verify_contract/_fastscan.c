@@ -15,8 +15,10 @@
  *     finding for it) is a NaN/Infinity token where a value belongs (key: the token) or a repeated member
  *     name, at its second occurrence (key: the raw name), and the whole line is valid UTF-8 (a line that
  *     is not gets json-syntax whatever its defects). The scan stops at the first thing it cannot follow
- *     exactly (syntax errors, escaped names, huge objects, deep nesting, big numbers, lone surrogates) with
- *     no key, so everything before an event is known to be free of defects: the event is the first defect.
+ *     exactly (syntax errors, escaped names, huge objects, deep nesting, big numbers, lone surrogates), so
+ *     everything before an event is known to be free of defects: the event is the first defect.
+ *   - 'B' / 'U' / 'S' / 'N' / 'D' / 'T' (text key): a line the scan stopped on is read again by text_key()
+ *     (below), which names its first defect exactly as jsonio.parse_json would, or gives no key.
  *
  * Status byte per line: 0 blank, 1..12 clean (1 + masked + 2*legacy + 4*failure-kind class), and
  * STATUS_TEXT (the JSON text itself may break a rule) or STATUS_CONTRACT (the text is strict JSON with
@@ -917,12 +919,14 @@ static int load_table(const uint8_t *b, size_t len) {
  * trailing "\r" bytes stripped, check_lines.py) and mirrors jsonio.parse_json: a byte order mark ('B'),
  * else the first ill-formed UTF-8 sequence as Python's decoder reports it ('U' + reason tag + ':' + byte
  * offset), else jsonio._scan's first defect in text order: a syntax defect ('S' + tag + ':' + column in
- * code points, counted from 1 [+ ':' + the code in hex]), a NaN token ('N' + token), a repeated unescaped
- * member name ('D' + name) or nesting deeper than MAX_DEPTH ('T'). check_text_events.py builds the
+ * code points, counted from 1 [+ ':' + the code in hex]), a NaN token ('N' + token), a repeated member
+ * name ('D' + the name in UTF-8, escapes resolved as Python's json module resolves them, so "a" and
+ * "\u0061" are one name) or nesting deeper than MAX_DEPTH ('T'). check_text_events.py builds the
  * reference's finding from the key with jsonio's wording; the tags are jsonio.SYNTAX_MESSAGES' and
- * jsonio.UTF8_REASONS' keys (exported as SYNTAX_TAGS and UTF8_TAGS; tests/test_text_keys.py holds the two
- * to each other). What it cannot follow exactly gets no key: a name after or equal to an escaped name (the
- * escape may spell a repeated name), numbers that might overflow, more names than TEXT_NAMES. */
+ * jsonio.UTF8_REASONS' keys (exported as SYNTAX_TAGS, CODED_TAGS and UTF8_TAGS; tests/test_text_keys.py
+ * holds the two to each other). What it cannot follow exactly gets no key: numbers that might overflow
+ * (jsonio words the literal), more names in the open objects than TEXT_NAMES or TEXT_NAME_BYTES, keys
+ * longer than MEMO_KEY_BYTES. */
 enum {
     TAG_STRING,
     TAG_CONTROL,
@@ -946,7 +950,8 @@ static const char *const syntax_tags[TAG_COUNT] = {"string", "control", "escape"
 enum { UTF8_START, UTF8_CONTINUATION, UTF8_END, UTF8_COUNT };
 static const char *const utf8_tags[UTF8_COUNT] = {"start", "continuation", "end"};
 
-#define TEXT_NAMES 4096 /* member names of the open objects; more: no key */
+#define TEXT_NAMES 4096       /* member names of the open objects; more: no key */
+#define TEXT_NAME_BYTES 65536 /* their escaped names' bytes, escapes resolved; more: no key */
 
 /* The first ill-formed UTF-8 sequence of [s, e) as Python's decoder reports it: 1 with its start (the
  * sequence's first byte) and reason, or 0 when the whole range is UTF-8. A lead byte that starts no
@@ -1050,6 +1055,47 @@ static const uint8_t *text_string(const uint8_t *p, const uint8_t *e, Defect *d,
     }
 }
 
+/* The bytes of the string body [s, e) (text_string found it well-formed) with its escapes resolved, as
+ * Python's json module decodes them (a surrogate pair is one code point), in UTF-8, at out: their number.
+ * Never more than e - s. */
+static uint32_t decode_name(const uint8_t *s, const uint8_t *e, uint8_t *out) {
+    uint8_t *o = out;
+    while (s < e) {
+        if (*s != '\\') {
+            *o++ = *s++;
+            continue;
+        }
+        uint8_t x = s[1];
+        if (x != 'u') {
+            *o++ = x == 'b' ? '\b' : x == 'f' ? '\f' : x == 'n' ? '\n' : x == 'r' ? '\r' : x == 't' ? '\t' : x;
+            s += 2;
+            continue;
+        }
+        uint32_t u = (uint32_t)hex4(s + 2, e);
+        s += 6;
+        if (u >= 0xD800 && u <= 0xDBFF) { /* the low half follows (text_string checked it) */
+            u = 0x10000 + ((u - 0xD800) << 10) + ((uint32_t)hex4(s + 2, e) - 0xDC00);
+            s += 6;
+        }
+        if (u < 0x80) {
+            *o++ = (uint8_t)u;
+        } else if (u < 0x800) {
+            *o++ = (uint8_t)(0xC0 | (u >> 6));
+            *o++ = (uint8_t)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            *o++ = (uint8_t)(0xE0 | (u >> 12));
+            *o++ = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (uint8_t)(0x80 | (u & 0x3F));
+        } else {
+            *o++ = (uint8_t)(0xF0 | (u >> 18));
+            *o++ = (uint8_t)(0x80 | ((u >> 12) & 0x3F));
+            *o++ = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (uint8_t)(0x80 | (u & 0x3F));
+        }
+    }
+    return (uint32_t)(o - out);
+}
+
 static const uint8_t *text_ws(const uint8_t *p, const uint8_t *e) {
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
     return p;
@@ -1116,11 +1162,13 @@ static void key_text(KeyBuf *k, const char *text) {
 /* The text key of the line [s, e) (its trailing "\r" bytes already stripped): 1 with the key in k, or 0. */
 static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
     static Key names[TEXT_NAMES];
+    static uint8_t decoded[TEXT_NAME_BYTES]; /* the escaped names of the open objects, escapes resolved */
     static struct {
-        uint8_t is_obj, escaped;
-        uint32_t base;
+        uint8_t is_obj;
+        uint32_t base, bytes;
         uint64_t seen;
     } stack[MAX_DEPTH + 1];
+    uint32_t used = 0;
     if (e - s >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
         key_text(k, "B");
         return 1;
@@ -1152,7 +1200,7 @@ static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
                 }
                 depth++;
                 stack[depth].is_obj = c == '{';
-                stack[depth].escaped = 0;
+                stack[depth].bytes = used;
                 stack[depth].base = top;
                 stack[depth].seen = 0;
                 p++;
@@ -1198,6 +1246,7 @@ static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
         case X_NAME_OR_END:
             if (expect == X_NAME_OR_END && c == '}') {
                 top = stack[depth].base;
+                used = stack[depth].bytes;
                 depth--;
                 p++;
                 expect = X_AFTER;
@@ -1207,31 +1256,31 @@ static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
                 p = text_string(p, e, &d, &escaped);
                 if (!p) goto syntax;
                 uint32_t n = (uint32_t)(p - 1 - name);
-                if (stack[depth].escaped) return 0; /* may repeat the escaped name */
-                if (escaped) {
-                    if (top > stack[depth].base) return 0; /* may repeat an earlier name */
-                    stack[depth].escaped = 1;
-                } else {
-                    uint64_t head = 0;
-                    for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)name[i] << (8 * i);
-                    uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
-                    if (stack[depth].seen & bit) {
-                        for (uint32_t i = stack[depth].base; i < top; i++) {
-                            if (names[i].len == n && same_bytes(names[i].p, name, n)) {
-                                if (n + 1 > MEMO_KEY_BYTES) return 0;
-                                k->buf[0] = 'D';
-                                memcpy(k->buf + 1, name, n);
-                                k->len = n + 1;
-                                return 1;
-                            }
+                if (escaped) { /* compare names as jsonio does, escapes resolved: "a" and "\u0061" are one */
+                    if (used + n > TEXT_NAME_BYTES) return 0;
+                    n = decode_name(name, p - 1, decoded + used);
+                    name = decoded + used;
+                    used += n;
+                }
+                uint64_t head = 0;
+                for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)name[i] << (8 * i);
+                uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+                if (stack[depth].seen & bit) {
+                    for (uint32_t i = stack[depth].base; i < top; i++) {
+                        if (names[i].len == n && same_bytes(names[i].p, name, n)) {
+                            if (n + 1 > MEMO_KEY_BYTES) return 0;
+                            k->buf[0] = 'D'; /* the name as the reference decodes it, in UTF-8 */
+                            memcpy(k->buf + 1, name, n);
+                            k->len = n + 1;
+                            return 1;
                         }
                     }
-                    if (top >= TEXT_NAMES) return 0;
-                    stack[depth].seen |= bit;
-                    names[top].p = name;
-                    names[top].len = n;
-                    top++;
                 }
+                if (top >= TEXT_NAMES) return 0;
+                stack[depth].seen |= bit;
+                names[top].p = name;
+                names[top].len = n;
+                top++;
                 expect = X_COLON;
             } else {
                 d.tag = TAG_NAME;
@@ -1261,7 +1310,10 @@ static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
                 p++;
                 expect = stack[depth].is_obj ? X_NAME : X_VALUE;
             } else if (c == (stack[depth].is_obj ? '}' : ']')) {
-                if (stack[depth].is_obj) top = stack[depth].base;
+                if (stack[depth].is_obj) {
+                    top = stack[depth].base;
+                    used = stack[depth].bytes;
+                }
                 depth--;
                 p++;
             } else {

@@ -4,12 +4,12 @@ The pre-check (``_fastscan.c``) keys a STATUS_TEXT line by its first defect in S
 can name it exactly: ``B`` a byte order mark; ``U`` + reason tag + ``:`` + byte offset, the first
 ill-formed UTF-8 sequence as Python's decoder reports it; ``S`` + syntax tag + ``:`` + column [+ ``:`` +
 code in hex], a syntax defect (line 1: a JSONL line holds no newline); ``N`` + token, ``NaN``,
-``Infinity`` or ``-Infinity`` where a value belongs; ``D`` + raw name, a repeated (unescaped) member name;
-``T``, nesting deeper than jsonio.MAX_DEPTH. The reference's one finding for such a line depends on the key
-alone, so it is built here through jsonio's own wording (its SYNTAX_MESSAGES and UTF8_REASONS tables, whose
-tags the C module exports: tests/test_text_keys.py holds the two to each other); every other line, and any
-key this module does not read, goes to the reference. tests/test_differential.py and the fuzz replay
-(tests/fuzz/fastscan) hold the two to identical outcomes.
+``Infinity`` or ``-Infinity`` where a value belongs; ``D`` + name in UTF-8 (escapes resolved), a
+repeated member name; ``T``, nesting deeper than jsonio.MAX_DEPTH. The reference's one finding for such a
+line depends on the key alone, so it is built here through jsonio's own wording (its SYNTAX_MESSAGES and
+UTF8_REASONS tables, whose tags the C module exports: tests/test_text_keys.py holds the two to each other);
+every other line, and any key this module does not read, goes to the reference. tests/test_differential.py
+and the fuzz replay (tests/fuzz/fastscan) hold the two to identical outcomes.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def text_finding(key: bytes) -> Finding | None:
         return non_finite_token_finding(_TOKENS[event])
     if kind == b"D":
         try:
-            name = event.decode("utf-8")  # unescaped (the pre-check keys no escaped name): the name itself
+            name = event.decode("utf-8")  # the name, escapes resolved (the pre-check decodes them as json does)
         except UnicodeDecodeError:
             return None
         return duplicate_name_finding(name)

@@ -87,6 +87,7 @@ static void check_key(const Line *line, const uint8_t *text, size_t n) {
         break;
     case 'D': {
         if (line->status != STATUS_TEXT) abort();
+        if (memchr(text, '\\', n)) break; /* the name may be spelt with escapes */
         /* the name, in quotes, occurs at least twice */
         uint8_t quoted[MEMO_KEY_BYTES + 2];
         quoted[0] = '"';
