@@ -199,3 +199,25 @@ def test_mutated_lines_get_the_reference_s_finding_from_their_keys() -> None:
             keyed += 1
             assert text_finding(key) == jsonio.parse_json(raw).finding, (bytes(line), key)
     assert keyed > 3000  # nearly every mutation breaks a rule, and nearly every break is keyed
+
+
+def _members(count: int) -> bytes:
+    return b",".join(b'"k%d": %d' % (i, i) for i in range(count))
+
+
+@pytest.mark.parametrize(
+    ("line", "keyed"),
+    [
+        (b"{" + _members(4000) + b', "k17": 1}', True),  # more members than the first pass follows
+        (b"{" + _members(5000) + b", x}", False),  # more names than text_key holds
+        (b'{"' + b"n" * 500 + b'": 1, "' + b"n" * 500 + b'": 2}', True),
+        (b'{"' + b"n" * 600 + b'": 1, "' + b"n" * 600 + b'": 2}', False),  # a key over 512 bytes
+        (b'{"' + b"\\u00e9" * 20000 + b'": 1, "x" 2}', False),  # more escaped-name bytes than it holds
+        (b'{"a": "' + "\u00e9".encode() * 5000 + b'\\x"}', True),  # a column in code points, far out
+    ],
+)
+def test_long_lines_are_keyed_exactly_or_not_at_all(line: bytes, keyed: bool) -> None:
+    key = _key(line)
+    assert (key is not None) is keyed
+    if key is not None:
+        assert text_finding(key) == jsonio.parse_json(line).finding
