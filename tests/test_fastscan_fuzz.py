@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fuzz.fastscan.harness import HarnessError, build, corpus_files, fuzz, replay, seed_lines, write_seeds
+from fuzz.fastscan.harness import COMBOS, HarnessError, build, corpus_files, fuzz, replay, seed_lines, write_seeds
 from test_cross_language import REQUIRE_ALL
 
 from verify_contract import check, fastpath
@@ -64,3 +64,32 @@ def test_the_replay_catches_a_wrong_memo_key(monkeypatch: pytest.MonkeyPatch, tm
         check.clear_caches()  # the wrong keys' outcomes must not outlive the test
     assert any("text-event key" in problem for problem in problems), problems
     assert any("differs from --reference-only" in problem for problem in problems), problems
+
+
+def test_the_replay_catches_a_text_key_with_a_wrong_column(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # A pre-check that put a syntax defect one code point too far right must fail the replay.
+    native = fastpath._native
+    assert native is not None
+
+    def shifted(key: bytes | None) -> bytes | None:
+        if key is None or key[:1] != b"S":
+            return key
+        tag, column, *code = key.split(b":")
+        return b":".join([tag, str(int(column) + 1).encode(), *code])
+
+    def wrong_scan(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[fastpath.Other]]:
+        statuses, others = native.scan(chunk, table, kinds)
+        return statuses, [(i, s, e, shifted(k)) for i, s, e, k in others]
+
+    lines = [b'{"reward": 1,', b'{"reward": "\xc3\xa9\\q"}', b'{"reward": 1}']
+    paths = []
+    for index, line in enumerate(lines):
+        paths.append(tmp_path / f"input-{index}")
+        paths[-1].write_bytes(line + b"\n")
+    assert replay(paths).problems == []
+    monkeypatch.setattr(fastpath, "scan_with", wrong_scan)
+    try:
+        problems = replay(paths).problems
+    finally:
+        check.clear_caches()  # the wrong keys' outcomes must not outlive the test
+    assert sum("text-event key b'S" in problem for problem in problems) >= 2 * len(COMBOS), problems

@@ -15,8 +15,10 @@
  *     finding for it) is a NaN/Infinity token where a value belongs (key: the token) or a repeated member
  *     name, at its second occurrence (key: the raw name), and the whole line is valid UTF-8 (a line that
  *     is not gets json-syntax whatever its defects). The scan stops at the first thing it cannot follow
- *     exactly (syntax errors, escaped names, huge objects, deep nesting, big numbers, lone surrogates) with
- *     no key, so everything before an event is known to be free of defects: the event is the first defect.
+ *     exactly (syntax errors, escaped names, huge objects, deep nesting, big numbers, lone surrogates), so
+ *     everything before an event is known to be free of defects: the event is the first defect.
+ *   - 'B' / 'U' / 'S' / 'N' / 'D' / 'T' (text key): a line the scan stopped on is read again by text_key()
+ *     (below), which names its first defect exactly as jsonio.parse_json would, or gives no key.
  *
  * Status byte per line: 0 blank, 1..12 clean (1 + masked + 2*legacy + 4*failure-kind class), and
  * STATUS_TEXT (the JSON text itself may break a rule) or STATUS_CONTRACT (the text is strict JSON with
@@ -36,6 +38,7 @@
 #endif
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -241,6 +244,192 @@ static const uint8_t *utf8_line_end(const uint8_t *p, const uint8_t *end) {
     }
 }
 
+/* ---------------------------------------------------------------------------------------------------------
+ * UTF-8 in strings at SIMD speed. string_special() stops at the first non-ASCII byte of a string; from there
+ * utf8_run() reads on to the next '"', '\\' or control byte and says whether every byte before it is
+ * well-formed UTF-8 (as strictly as Python's decoder: no overlong forms, no surrogates, nothing above
+ * U+10FFFF, no sequence cut short). On x86-64 it is the lookup algorithm of Keiser and Lemire ("Validating
+ * UTF-8 In Less Than One Instruction Per Byte", 2021; simdjson's and simdutf's validator): three 16-entry
+ * table look-ups classify each pair of adjacent bytes, and a saturating subtraction marks the bytes two or
+ * three after a 3- or 4-byte lead, which must be continuations. Each byte's error bits involve only it and
+ * the three bytes before it, so the prefix before the stopping byte is valid exactly when no error bit is
+ * set at or before that byte (a sequence the stopping byte cuts short flags the stopping byte itself).
+ * AVX2 (32 bytes a step) or SSSE3 (16) is picked at run time (__builtin_cpu_supports); other CPUs and
+ * compilers take utf8_run_scalar, which also serves as the fuzzers' reference. The exact offset and reason
+ * of an error are not needed here: the scan gives up, and text_key() locates the error byte by byte.
+ * (simdutf, the well-kept library of this algorithm, is C++ and validates whole buffers; the JSON scan
+ * needs it fused with the search for the string's end, in a C extension, so the ~80 lines live here.)
+ *
+ * utf8_run(p, end): p is a non-ASCII byte that starts a sequence. Returns the first '"', '\\' or byte below
+ * 0x20 at or after p if all of [p, it) is UTF-8; end if there is none and [p, end) is UTF-8; else NULL
+ * (a caller may treat end and NULL alike: a string that reaches the end is cut anyway). */
+typedef const uint8_t *(*Utf8Run)(const uint8_t *p, const uint8_t *end);
+
+static const uint8_t *utf8_run_scalar(const uint8_t *p, const uint8_t *end) {
+    for (;;) {
+        if (!utf8_seq(&p, end)) return NULL;
+        p = string_special(p, end);
+        if (p >= end || *p < 0x80) return p;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTSCAN_NO_SIMD)
+#define UTF8_SIMD 1
+#include <immintrin.h>
+
+/* The Keiser-Lemire tables: bit flags of the error classes a byte pair may be in. */
+#define TOO_SHORT (1 << 0)  /* a lead byte or ASCII, then a lead byte or ASCII where a continuation belongs */
+#define TOO_LONG (1 << 1)   /* ASCII, then a continuation */
+#define OVERLONG_3 (1 << 2) /* E0 80..9F */
+#define TOO_LARGE (1 << 3)  /* F4 90..BF, F5.. */
+#define SURROGATE (1 << 4)  /* ED A0..BF */
+#define OVERLONG_2 (1 << 5) /* C0..C1 */
+#define TOO_LARGE_1000 (1 << 6)
+#define OVERLONG_4 (1 << 6) /* F0 80..8F */
+#define TWO_CONTS (-128)    /* bit 7 (0x80 as a signed char): two continuations, which must23 then sorts out */
+#define CARRY (TOO_SHORT | TOO_LONG | TWO_CONTS)
+#define BYTE_1_HIGH                                                                                          \
+    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TWO_CONTS, TWO_CONTS,    \
+        TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT, TOO_SHORT | OVERLONG_3 | SURROGATE,          \
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4
+#define BYTE_1_LOW                                                                                           \
+    CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, CARRY | OVERLONG_2, CARRY, CARRY, CARRY | TOO_LARGE,        \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,                              \
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE, CARRY | TOO_LARGE | TOO_LARGE_1000,                  \
+        CARRY | TOO_LARGE | TOO_LARGE_1000
+#define BYTE_2_HIGH                                                                                          \
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,                  \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,                         \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,                                          \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,                                           \
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT
+
+/* The last bytes of a block must be read with the next: a copy padded with '"' ends the string there, and
+ * a sequence cut by the end then flags the padding quote (TOO_SHORT or must23). */
+#define UTF8_PAD '"'
+
+__attribute__((target("ssse3"))) static const uint8_t *utf8_run_ssse3(const uint8_t *p, const uint8_t *end) {
+    const __m128i t1 = _mm_setr_epi8(BYTE_1_HIGH), t2 = _mm_setr_epi8(BYTE_1_LOW), t3 = _mm_setr_epi8(BYTE_2_HIGH);
+    const __m128i nibble = _mm_set1_epi8(0x0F), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1F), zero = _mm_setzero_si128();
+    const __m128i third = _mm_set1_epi8((char)(0xE0 - 0x80)), fourth = _mm_set1_epi8((char)(0xF0 - 0x80));
+    const __m128i high = _mm_set1_epi8((char)0x80);
+    __m128i prev = zero; /* p starts a sequence: what came before it is complete */
+    uint8_t pad[16];
+    for (;;) {
+        const uint8_t *block = p;
+        __m128i x;
+        if (end - p >= 16) {
+            x = _mm_loadu_si128((const __m128i *)p);
+        } else {
+            memset(pad, UTF8_PAD, sizeof pad);
+            memcpy(pad, p, (size_t)(end - p));
+            x = _mm_loadu_si128((const __m128i *)pad);
+        }
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                       _mm_cmpeq_epi8(_mm_max_epu8(x, control), control));
+        __m128i prev1 = _mm_alignr_epi8(x, prev, 15), prev2 = _mm_alignr_epi8(x, prev, 14),
+                prev3 = _mm_alignr_epi8(x, prev, 13);
+        __m128i classes = _mm_and_si128(
+            _mm_and_si128(_mm_shuffle_epi8(t1, _mm_and_si128(_mm_srli_epi16(prev1, 4), nibble)),
+                          _mm_shuffle_epi8(t2, _mm_and_si128(prev1, nibble))),
+            _mm_shuffle_epi8(t3, _mm_and_si128(_mm_srli_epi16(x, 4), nibble)));
+        __m128i must23 = _mm_and_si128(_mm_or_si128(_mm_subs_epu8(prev2, third), _mm_subs_epu8(prev3, fourth)), high);
+        unsigned errors = 0xFFFFu & ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_xor_si128(must23, classes), zero));
+        unsigned stops = (unsigned)_mm_movemask_epi8(special);
+        if (stops) {
+            unsigned first = stops & (0u - stops);
+            if (errors & (first | (first - 1))) return NULL;
+            const uint8_t *stop = block + __builtin_ctz(stops);
+            return stop < end ? stop : end;
+        }
+        if (errors) return NULL;
+        prev = x;
+        p += 16;
+    }
+}
+
+__attribute__((target("avx2"))) static const uint8_t *utf8_run_avx2(const uint8_t *p, const uint8_t *end) {
+    const __m256i t1 = _mm256_setr_epi8(BYTE_1_HIGH, BYTE_1_HIGH), t2 = _mm256_setr_epi8(BYTE_1_LOW, BYTE_1_LOW),
+                  t3 = _mm256_setr_epi8(BYTE_2_HIGH, BYTE_2_HIGH);
+    const __m256i nibble = _mm256_set1_epi8(0x0F), quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
+    const __m256i control = _mm256_set1_epi8(0x1F), zero = _mm256_setzero_si256();
+    const __m256i third = _mm256_set1_epi8((char)(0xE0 - 0x80)), fourth = _mm256_set1_epi8((char)(0xF0 - 0x80));
+    const __m256i high = _mm256_set1_epi8((char)0x80);
+    __m256i prev = zero;
+    uint8_t pad[32];
+    for (;;) {
+        const uint8_t *block = p;
+        __m256i x;
+        if (end - p >= 32) {
+            x = _mm256_loadu_si256((const __m256i *)p);
+        } else {
+            memset(pad, UTF8_PAD, sizeof pad);
+            memcpy(pad, p, (size_t)(end - p));
+            x = _mm256_loadu_si256((const __m256i *)pad);
+        }
+        __m256i special =
+            _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, backslash)),
+                            _mm256_cmpeq_epi8(_mm256_max_epu8(x, control), control));
+        /* the bytes 1, 2 and 3 before each byte: alignr works per 128-bit lane, so join the lanes first */
+        __m256i joined = _mm256_permute2x128_si256(prev, x, 0x21);
+        __m256i prev1 = _mm256_alignr_epi8(x, joined, 15), prev2 = _mm256_alignr_epi8(x, joined, 14),
+                prev3 = _mm256_alignr_epi8(x, joined, 13);
+        __m256i classes = _mm256_and_si256(
+            _mm256_and_si256(_mm256_shuffle_epi8(t1, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble)),
+                             _mm256_shuffle_epi8(t2, _mm256_and_si256(prev1, nibble))),
+            _mm256_shuffle_epi8(t3, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
+        __m256i must23 =
+            _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(prev2, third), _mm256_subs_epu8(prev3, fourth)), high);
+        uint32_t errors = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_xor_si256(must23, classes), zero));
+        uint32_t stops = (uint32_t)_mm256_movemask_epi8(special);
+        if (stops) {
+            uint32_t first = stops & (0u - stops);
+            if (errors & (first | (first - 1))) return NULL;
+            const uint8_t *stop = block + __builtin_ctz(stops);
+            return stop < end ? stop : end;
+        }
+        if (errors) return NULL;
+        prev = x;
+        p += 32;
+    }
+}
+#endif
+
+static Utf8Run utf8_run = utf8_run_scalar;
+static const char *utf8_run_name = "scalar";
+
+/* Picks the fastest utf8_run the CPU runs (once, at module load). */
+static void pick_utf8_run(void) {
+#if defined(UTF8_SIMD)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        utf8_run = utf8_run_avx2;
+        utf8_run_name = "avx2";
+    } else if (__builtin_cpu_supports("ssse3")) {
+        utf8_run = utf8_run_ssse3;
+        utf8_run_name = "ssse3";
+    }
+#endif
+}
+
+/* Whether [p, end) is UTF-8, by one utf8_run: the fuzz harness and tests compare every implementation
+ * with the scalar one and with Python's decoder. */
+static int utf8_valid_with(Utf8Run run, const uint8_t *p, const uint8_t *end) {
+    while (p < end) {
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        p = run(p, end);
+        if (!p) return 0;
+    }
+    return 1;
+}
+
 /* A string whose opening quote is at p[-1]: a pointer past the closing quote, or NULL. */
 HOT const uint8_t *scan_string(const uint8_t *p, const uint8_t *end, int *escaped) {
     for (;;) {
@@ -273,7 +462,8 @@ HOT const uint8_t *scan_string(const uint8_t *p, const uint8_t *end, int *escape
             continue;
         }
         if (c < 0x20) return NULL;
-        if (!utf8_seq(&p, end)) return NULL;
+        p = utf8_run(p, end); /* on to the next '"', '\\' or control byte, validating UTF-8 */
+        if (!p) return NULL;
     }
 }
 
@@ -722,6 +912,433 @@ static int load_table(const uint8_t *b, size_t len) {
     return at == len;
 }
 
+/* ---------------------------------------------------------------------------------------------------------
+ * Text keys: the first defect of a line the scan above could not settle (SPEC 2.1), as jsonio words it.
+ *
+ * For a STATUS_TEXT line the scan gave up on, text_key() reads the line as the reference does (its
+ * trailing "\r" bytes stripped, check_lines.py) and mirrors jsonio.parse_json: a byte order mark ('B'),
+ * else the first ill-formed UTF-8 sequence as Python's decoder reports it ('U' + reason tag + ':' + byte
+ * offset), else jsonio._scan's first defect in text order: a syntax defect ('S' + tag + ':' + column in
+ * code points, counted from 1 [+ ':' + the code in hex]), a NaN token ('N' + token), a repeated member
+ * name ('D' + the name in UTF-8, escapes resolved as Python's json module resolves them, so "a" and
+ * "\u0061" are one name) or nesting deeper than MAX_DEPTH ('T'). check_text_events.py builds the
+ * reference's finding from the key with jsonio's wording; the tags are jsonio.SYNTAX_MESSAGES' and
+ * jsonio.UTF8_REASONS' keys (exported as SYNTAX_TAGS, CODED_TAGS and UTF8_TAGS; tests/test_text_keys.py
+ * holds the two to each other). What it cannot follow exactly gets no key: numbers that might overflow
+ * (jsonio words the literal), more names in the open objects than TEXT_NAMES or TEXT_NAME_BYTES, keys
+ * longer than MEMO_KEY_BYTES. */
+enum {
+    TAG_STRING,
+    TAG_CONTROL,
+    TAG_ESCAPE,
+    TAG_SURROGATE_ESCAPE,
+    TAG_NUMBER,
+    TAG_VALUE,
+    TAG_END,
+    TAG_NAME,
+    TAG_COLON,
+    TAG_EXTRA,
+    TAG_OBJECT,
+    TAG_ARRAY,
+    TAG_COUNT
+};
+static const char *const syntax_tags[TAG_COUNT] = {"string", "control", "escape", "surrogate-escape",
+                                                   "number", "value",   "end",    "name",
+                                                   "colon",  "extra",   "object", "array"};
+/* the tags whose message quotes a code (a control character, an escape's code) */
+#define TAG_CODED(tag) ((tag) == TAG_CONTROL || (tag) == TAG_SURROGATE_ESCAPE)
+enum { UTF8_START, UTF8_CONTINUATION, UTF8_END, UTF8_COUNT };
+static const char *const utf8_tags[UTF8_COUNT] = {"start", "continuation", "end"};
+
+#define TEXT_NAMES 4096       /* member names of the open objects; more: no key */
+#define TEXT_NAME_BYTES 65536 /* their escaped names' bytes, escapes resolved; more: no key */
+
+/* The first ill-formed UTF-8 sequence of [s, e) as Python's decoder reports it: 1 with its start (the
+ * sequence's first byte) and reason, or 0 when the whole range is UTF-8. A lead byte that starts no
+ * sequence: "invalid start byte"; a byte that cannot continue the sequence (the first one after the lead
+ * byte has narrower ranges for E0, ED, F0 and F4): "invalid continuation byte"; a sequence cut by the end
+ * with every byte so far right: "unexpected end of data". */
+static int utf8_error(const uint8_t *s, const uint8_t *e, size_t *at, int *reason) {
+    const uint8_t *p = s;
+    while (p < e) {
+        uint8_t c = *p;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        int n;
+        uint8_t lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) n = 1;
+        else if (c == 0xE0) { n = 2; lo = 0xA0; }
+        else if (c == 0xED) { n = 2; hi = 0x9F; }
+        else if (c >= 0xE1 && c <= 0xEF) n = 2;
+        else if (c == 0xF0) { n = 3; lo = 0x90; }
+        else if (c >= 0xF1 && c <= 0xF3) n = 3;
+        else if (c == 0xF4) { n = 3; hi = 0x8F; }
+        else {
+            *at = (size_t)(p - s);
+            *reason = UTF8_START;
+            return 1;
+        }
+        for (int i = 1; i <= n; i++) {
+            if (e - p <= i) {
+                *at = (size_t)(p - s);
+                *reason = UTF8_END;
+                return 1;
+            }
+            if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF)) {
+                *at = (size_t)(p - s);
+                *reason = UTF8_CONTINUATION;
+                return 1;
+            }
+        }
+        p += n + 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    int tag;
+    const uint8_t *at;
+    int code;
+} Defect;
+
+/* jsonio._scan_string on UTF-8 text: the string whose opening quote is at p; past its closing quote, or
+ * NULL with the defect in *d. *escaped is set when it holds an escape. */
+static const uint8_t *text_string(const uint8_t *p, const uint8_t *e, Defect *d, int *escaped) {
+    const uint8_t *quote = p;
+    p++;
+    for (;;) {
+        p = string_special(p, e);
+        if (p >= e) {
+            d->tag = TAG_STRING;
+            d->at = quote;
+            return NULL;
+        }
+        uint8_t c = *p;
+        if (c == '"') return p + 1;
+        if (c >= 0x80) { /* part of a character (the text is UTF-8) */
+            p++;
+            continue;
+        }
+        if (c < 0x20) {
+            d->tag = TAG_CONTROL;
+            d->at = p;
+            d->code = c;
+            return NULL;
+        }
+        *escaped = 1; /* a backslash */
+        uint8_t x = e - p >= 2 ? p[1] : 0;
+        if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+            p += 2;
+            continue;
+        }
+        int u = x == 'u' ? hex4(p + 2, e) : -1;
+        if (u < 0) {
+            d->tag = TAG_ESCAPE;
+            d->at = p;
+            return NULL;
+        }
+        if (u >= 0xD800 && u <= 0xDFFF) {
+            const uint8_t *l = p + 6;
+            int low = u <= 0xDBFF && e - l >= 2 && l[0] == '\\' && l[1] == 'u' ? hex4(l + 2, e) : -1;
+            if (low < 0xDC00 || low > 0xDFFF) {
+                d->tag = TAG_SURROGATE_ESCAPE;
+                d->at = p;
+                d->code = u;
+                return NULL;
+            }
+            p += 12;
+            continue;
+        }
+        p += 6;
+    }
+}
+
+/* The bytes of the string body [s, e) (text_string found it well-formed) with its escapes resolved, as
+ * Python's json module decodes them (a surrogate pair is one code point), in UTF-8, at out: their number.
+ * Never more than e - s. */
+static uint32_t decode_name(const uint8_t *s, const uint8_t *e, uint8_t *out) {
+    uint8_t *o = out;
+    while (s < e) {
+        if (*s != '\\') {
+            *o++ = *s++;
+            continue;
+        }
+        uint8_t x = s[1];
+        if (x != 'u') {
+            *o++ = x == 'b' ? '\b' : x == 'f' ? '\f' : x == 'n' ? '\n' : x == 'r' ? '\r' : x == 't' ? '\t' : x;
+            s += 2;
+            continue;
+        }
+        uint32_t u = (uint32_t)hex4(s + 2, e);
+        s += 6;
+        if (u >= 0xD800 && u <= 0xDBFF) { /* the low half follows (text_string checked it) */
+            u = 0x10000 + ((u - 0xD800) << 10) + ((uint32_t)hex4(s + 2, e) - 0xDC00);
+            s += 6;
+        }
+        if (u < 0x80) {
+            *o++ = (uint8_t)u;
+        } else if (u < 0x800) {
+            *o++ = (uint8_t)(0xC0 | (u >> 6));
+            *o++ = (uint8_t)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            *o++ = (uint8_t)(0xE0 | (u >> 12));
+            *o++ = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (uint8_t)(0x80 | (u & 0x3F));
+        } else {
+            *o++ = (uint8_t)(0xF0 | (u >> 18));
+            *o++ = (uint8_t)(0x80 | ((u >> 12) & 0x3F));
+            *o++ = (uint8_t)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (uint8_t)(0x80 | (u & 0x3F));
+        }
+    }
+    return (uint32_t)(o - out);
+}
+
+static const uint8_t *text_ws(const uint8_t *p, const uint8_t *e) {
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+static int is_digit(const uint8_t *p, const uint8_t *e) { return p < e && *p >= '0' && *p <= '9'; }
+
+/* jsonio's number at p (p[0] is '-' or a digit): 1 and its end in *stop when it matches the grammar
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? and is certainly finite; 0 and *stop NULL when nothing
+ * matches; -1 for a malformed number (the defect at *stop); -2 when it might overflow (no key). */
+static int text_number(const uint8_t *p, const uint8_t *e, const uint8_t **stop) {
+    const uint8_t *q = p;
+    *stop = NULL;
+    if (*q == '-') q++;
+    long int_digits = 0;
+    if (q < e && *q == '0') {
+        q++;
+    } else if (is_digit(q, e)) {
+        const uint8_t *d = q;
+        while (is_digit(q, e)) q++;
+        int_digits = (long)(q - d);
+    } else {
+        return 0;
+    }
+    int fraction = 0, exponent = 0;
+    if (q < e && *q == '.' && is_digit(q + 1, e)) {
+        q++;
+        while (is_digit(q, e)) q++;
+        fraction = 1;
+    }
+    long power = 0;
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        const uint8_t *r = q + 1;
+        int negative = 0;
+        if (r < e && (*r == '+' || *r == '-')) negative = *r++ == '-';
+        if (is_digit(r, e)) {
+            while (r < e && *r == '0') r++;
+            const uint8_t *significant = r;
+            while (is_digit(r, e)) r++;
+            if (r - significant > 4) return -2;
+            for (const uint8_t *t = significant; t < r; t++) power = power * 10 + (*t - '0');
+            if (negative) power = -power;
+            q = r;
+            exponent = 1;
+        }
+    }
+    *stop = q;
+    /* a '.' or an exponent mark that could continue the number but has no digits after it */
+    if (q < e && (((*q == 'e' || *q == 'E') && !exponent) || (*q == '.' && !fraction && !exponent))) return -1;
+    if (fraction || exponent) {
+        if (int_digits + power > 308) return -2; /* |value| < 10^(int_digits + power): finite below */
+    } else if (int_digits > 308) {
+        return -2;
+    }
+    return 1;
+}
+
+static void key_text(KeyBuf *k, const char *text) {
+    size_t n = strlen(text);
+    memcpy(k->buf, text, n);
+    k->len = n;
+}
+
+/* The text key of the line [s, e) (its trailing "\r" bytes already stripped): 1 with the key in k, or 0. */
+static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
+    static Key names[TEXT_NAMES];
+    static uint8_t decoded[TEXT_NAME_BYTES]; /* the escaped names of the open objects, escapes resolved */
+    static struct {
+        uint8_t is_obj;
+        uint32_t base, bytes;
+        uint64_t seen;
+    } stack[MAX_DEPTH + 1];
+    uint32_t used = 0;
+    if (e - s >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
+        key_text(k, "B");
+        return 1;
+    }
+    size_t at;
+    int reason;
+    if (utf8_error(s, e, &at, &reason)) {
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "U%s:%zu", utf8_tags[reason], at);
+        return 1;
+    }
+    enum { X_VALUE, X_VALUE_OR_END, X_NAME, X_NAME_OR_END, X_COLON, X_AFTER } expect = X_VALUE;
+    int depth = 0;
+    uint32_t top = 0;
+    Defect d = {0, NULL, -1};
+    const uint8_t *p = text_ws(s, e);
+    for (;;) {
+        int c = p < e ? *p : -1;
+        switch (expect) {
+        case X_VALUE:
+        case X_VALUE_OR_END:
+            if (expect == X_VALUE_OR_END && c == ']') {
+                depth--;
+                p++;
+                expect = X_AFTER;
+            } else if (c == '{' || c == '[') {
+                if (depth + 1 > MAX_DEPTH) {
+                    key_text(k, "T");
+                    return 1;
+                }
+                depth++;
+                stack[depth].is_obj = c == '{';
+                stack[depth].bytes = used;
+                stack[depth].base = top;
+                stack[depth].seen = 0;
+                p++;
+                expect = c == '{' ? X_NAME_OR_END : X_VALUE_OR_END;
+            } else if (c == '"') {
+                int escaped = 0;
+                p = text_string(p, e, &d, &escaped);
+                if (!p) goto syntax;
+                expect = X_AFTER;
+            } else if ((e - p >= 3 && memcmp(p, "NaN", 3) == 0) || (e - p >= 8 && memcmp(p, "Infinity", 8) == 0) ||
+                       (e - p >= 9 && memcmp(p, "-Infinity", 9) == 0)) {
+                key_text(k, c == 'N' ? "NNaN" : c == 'I' ? "NInfinity" : "N-Infinity");
+                return 1;
+            } else if (c == '-' || (c >= '0' && c <= '9')) {
+                const uint8_t *stop;
+                int number = text_number(p, e, &stop);
+                if (number == -2) return 0;
+                if (number == -1) {
+                    d.tag = TAG_NUMBER;
+                    d.at = stop;
+                    goto syntax;
+                }
+                if (number == 0) {
+                    d.tag = TAG_VALUE; /* a '-' with no digit after it */
+                    d.at = p;
+                    goto syntax;
+                }
+                p = stop;
+                expect = X_AFTER;
+            } else if (e - p >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0)) {
+                p += 4;
+                expect = X_AFTER;
+            } else if (e - p >= 5 && memcmp(p, "false", 5) == 0) {
+                p += 5;
+                expect = X_AFTER;
+            } else {
+                d.tag = c < 0 ? TAG_END : TAG_VALUE;
+                d.at = p;
+                goto syntax;
+            }
+            break;
+        case X_NAME:
+        case X_NAME_OR_END:
+            if (expect == X_NAME_OR_END && c == '}') {
+                top = stack[depth].base;
+                used = stack[depth].bytes;
+                depth--;
+                p++;
+                expect = X_AFTER;
+            } else if (c == '"') {
+                int escaped = 0;
+                const uint8_t *name = p + 1;
+                p = text_string(p, e, &d, &escaped);
+                if (!p) goto syntax;
+                uint32_t n = (uint32_t)(p - 1 - name);
+                if (escaped) { /* compare names as jsonio does, escapes resolved: "a" and "\u0061" are one */
+                    if (used + n > TEXT_NAME_BYTES) return 0;
+                    n = decode_name(name, p - 1, decoded + used);
+                    name = decoded + used;
+                    used += n;
+                }
+                uint64_t head = 0;
+                for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)name[i] << (8 * i);
+                uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+                if (stack[depth].seen & bit) {
+                    for (uint32_t i = stack[depth].base; i < top; i++) {
+                        if (names[i].len == n && same_bytes(names[i].p, name, n)) {
+                            if (n + 1 > MEMO_KEY_BYTES) return 0;
+                            k->buf[0] = 'D'; /* the name as the reference decodes it, in UTF-8 */
+                            memcpy(k->buf + 1, name, n);
+                            k->len = n + 1;
+                            return 1;
+                        }
+                    }
+                }
+                if (top >= TEXT_NAMES) return 0;
+                stack[depth].seen |= bit;
+                names[top].p = name;
+                names[top].len = n;
+                top++;
+                expect = X_COLON;
+            } else {
+                d.tag = TAG_NAME;
+                d.at = p;
+                goto syntax;
+            }
+            break;
+        case X_COLON:
+            if (c != ':') {
+                d.tag = TAG_COLON;
+                d.at = p;
+                goto syntax;
+            }
+            p++;
+            expect = X_VALUE;
+            break;
+        case X_AFTER:
+            if (!depth) {
+                if (p < e) {
+                    d.tag = TAG_EXTRA;
+                    d.at = p;
+                    goto syntax;
+                }
+                return 0; /* no defect: the reference judges the value */
+            }
+            if (c == ',') {
+                p++;
+                expect = stack[depth].is_obj ? X_NAME : X_VALUE;
+            } else if (c == (stack[depth].is_obj ? '}' : ']')) {
+                if (stack[depth].is_obj) {
+                    top = stack[depth].base;
+                    used = stack[depth].bytes;
+                }
+                depth--;
+                p++;
+            } else {
+                d.tag = stack[depth].is_obj ? TAG_OBJECT : TAG_ARRAY;
+                d.at = p;
+                goto syntax;
+            }
+            break;
+        }
+        p = text_ws(p, e);
+    }
+
+syntax: {
+    /* the column counts code points: every byte but UTF-8 continuation bytes */
+    size_t column = 1;
+    for (const uint8_t *q = s; q < d.at; q++) column += (*q & 0xC0) != 0x80;
+    if (TAG_CODED(d.tag))
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu:%X", syntax_tags[d.tag], column,
+                                  (unsigned)d.code);
+    else
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu", syntax_tags[d.tag], column);
+    return 1;
+}
+}
+
 /* The line that starts at q: its status byte in *status, and in *keyed whether key holds its memo key.
  * Returns where the next line starts (past this line's newline, or end). The field table and the kinds
  * must be loaded (load_table, load_kinds). */
@@ -729,6 +1346,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
                              int *status, int *keyed) {
     const uint8_t *p = skip_ws(q, end);
     const uint8_t *eol = NULL;
+    int unsure = 1; /* the scan left the line's text undecided */
     *status = STATUS_TEXT;
     *keyed = 0;
     if (p < end && *p == '{') {
@@ -738,6 +1356,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
         f->unclean = 0;
         f->required_seen = 0;
         int result = scan_document(p, end, f, &eol);
+        unsure = result == SCAN_UNSURE;
         if (result == SCAN_OK) {
             *status = classify(f, kinds);
             if (*status == STATUS_CONTRACT) {
@@ -758,6 +1377,11 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
         eol = memchr(q, '\n', (size_t)(end - q));
         if (!eol) eol = end;
         if (*status == STATUS_TEXT && (p >= end || *p != '{') && is_blank(q, eol)) *status = STATUS_BLANK;
+    }
+    if (unsure && *status == STATUS_TEXT && !*keyed) {
+        const uint8_t *stop = eol; /* the line as the reference reads it: trailing "\r" stripped */
+        while (stop > q && stop[-1] == '\r') stop--;
+        *keyed = text_key(q, stop, key);
     }
     return eol < end ? eol + 1 : end;
 }
@@ -882,7 +1506,64 @@ static PyObject *histogram(PyObject *self, PyObject *args) {
     return list;
 }
 
+PyDoc_STRVAR(utf8_valid_doc,
+             "utf8_valid(buffer, implementation) -> bool\n\n"
+             "Whether buffer is UTF-8 by one of UTF8_IMPLEMENTATIONS (tests compare them with Python's decoder).");
+
+static PyObject *utf8_valid(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer buf;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "y*s", &buf, &name)) return NULL;
+    Utf8Run run = NULL;
+    if (strcmp(name, "scalar") == 0) run = utf8_run_scalar;
+#if defined(UTF8_SIMD)
+    else if (strcmp(name, "ssse3") == 0 && __builtin_cpu_supports("ssse3")) run = utf8_run_ssse3;
+    else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2")) run = utf8_run_avx2;
+#endif
+    if (!run) {
+        PyBuffer_Release(&buf);
+        PyErr_Format(PyExc_ValueError, "no UTF-8 implementation %s on this machine", name);
+        return NULL;
+    }
+    const uint8_t *p = (const uint8_t *)buf.buf;
+    int valid = utf8_valid_with(run, p, p + buf.len);
+    PyBuffer_Release(&buf);
+    return PyBool_FromLong(valid);
+}
+
+/* UTF8_IMPLEMENTATIONS: the utf8_run variants this machine runs, the scalar one first. */
+static int add_implementations(PyObject *m) {
+    PyObject *names = PyList_New(0);
+    if (!names) return -1;
+    const char *all[] = {"scalar", "ssse3", "avx2"};
+    for (int i = 0; i < 3; i++) {
+        int supported = i == 0;
+#if defined(UTF8_SIMD)
+        if (i == 1) supported = __builtin_cpu_supports("ssse3");
+        if (i == 2) supported = __builtin_cpu_supports("avx2");
+#endif
+        if (!supported) continue;
+        PyObject *name = PyUnicode_FromString(all[i]);
+        if (!name || PyList_Append(names, name) < 0) {
+            Py_XDECREF(name);
+            Py_DECREF(names);
+            return -1;
+        }
+        Py_DECREF(name);
+    }
+    PyObject *tuple = PyList_AsTuple(names);
+    Py_DECREF(names);
+    if (!tuple) return -1;
+    if (PyModule_AddObject(m, "UTF8_IMPLEMENTATIONS", tuple) < 0) {
+        Py_DECREF(tuple);
+        return -1;
+    }
+    return PyModule_AddStringConstant(m, "UTF8_IMPLEMENTATION", utf8_run_name);
+}
+
 static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
+                                {"utf8_valid", utf8_valid, METH_VARARGS, utf8_valid_doc},
                                 {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
                                 {"histogram", histogram, METH_VARARGS, histogram_doc},
                                 {NULL, NULL, 0, NULL}};
@@ -917,9 +1598,34 @@ static int add_type_bits(PyObject *m) {
     return PyModule_AddObject(m, "TYPE_BITS", d);
 }
 
+/* A tuple of the tags of a text key (SYNTAX_TAGS, CODED_TAGS, UTF8_TAGS): jsonio's tables must know them. */
+static int add_tags(PyObject *m, const char *name, const char *const *tags, int count, int coded_only) {
+    PyObject *list = PyList_New(0);
+    if (!list) return -1;
+    for (int i = 0; i < count; i++) {
+        if (coded_only && !TAG_CODED(i)) continue;
+        PyObject *tag = PyUnicode_FromString(tags[i]);
+        if (!tag || PyList_Append(list, tag) < 0) {
+            Py_XDECREF(tag);
+            Py_DECREF(list);
+            return -1;
+        }
+        Py_DECREF(tag);
+    }
+    PyObject *tuple = PyList_AsTuple(list);
+    Py_DECREF(list);
+    if (!tuple) return -1;
+    if (PyModule_AddObject(m, name, tuple) < 0) {
+        Py_DECREF(tuple);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__fastscan(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
+    pick_utf8_run();
     if (PyModule_AddIntConstant(m, "STATUS_TEXT", STATUS_TEXT) < 0 ||
         PyModule_AddIntConstant(m, "STATUS_CONTRACT", STATUS_CONTRACT) < 0 ||
         PyModule_AddIntConstant(m, "SEM_LEGACY", SEM_LEGACY) < 0 || PyModule_AddIntConstant(m, "SEM_KIND", SEM_KIND) < 0 ||
@@ -930,7 +1636,10 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
         PyModule_AddIntConstant(m, "ROLE_MASK", ROLE_MASK) < 0 ||
         PyModule_AddIntConstant(m, "ROLE_LEGACY_MASK", ROLE_LEGACY_MASK) < 0 ||
         PyModule_AddIntConstant(m, "ROLE_KIND", ROLE_KIND) < 0 ||
-        PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0) {
+        PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0 ||
+        add_tags(m, "SYNTAX_TAGS", syntax_tags, TAG_COUNT, 0) < 0 ||
+        add_tags(m, "CODED_TAGS", syntax_tags, TAG_COUNT, 1) < 0 ||
+        add_tags(m, "UTF8_TAGS", utf8_tags, UTF8_COUNT, 0) < 0 || add_implementations(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

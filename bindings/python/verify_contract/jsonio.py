@@ -57,6 +57,71 @@ def duplicate_name_finding(name: str) -> Finding:
     return finding(DUPLICATE_KEY_RULE, _duplicate_message(name))
 
 
+SYNTAX_RULE = "json-syntax"
+TOO_DEEP_RULE = "json-too-deep"
+
+SYNTAX_MESSAGES: dict[str, str] = {
+    "string": "unterminated string",
+    "control": "control character U+%04X in a string",
+    "escape": "invalid escape",
+    "surrogate-escape": "unpaired surrogate escape \\u%04X (I-JSON: strings are Unicode)",
+    "surrogate": "unpaired surrogate in a string (I-JSON: strings are Unicode)",
+    "number": "malformed number",
+    "value": "expecting a value",
+    "end": "unexpected end of text, expecting a value",
+    "name": "expecting a member name in double quotes",
+    "colon": "expecting ':'",
+    "extra": "extra data after the JSON value",
+    "object": "expecting ',' or '}'",
+    "array": "expecting ',' or ']'",
+}
+"""Every syntax message the scanner words, by tag; ``%04X`` (a code point or an escape's code) marks the
+messages that take one. The pre-check keys a line by tag, column and code (``_fastscan.c``'s SYNTAX_TAGS),
+and ``syntax_finding`` builds the reference's finding from it."""
+
+CODED_SYNTAX_TAGS = frozenset(tag for tag, message in SYNTAX_MESSAGES.items() if "%04X" in message)
+
+UTF8_REASONS: dict[str, str] = {
+    "start": "invalid start byte",
+    "continuation": "invalid continuation byte",
+    "end": "unexpected end of data",
+}
+"""The reasons Python's UTF-8 decoder gives (``UnicodeDecodeError.reason``), by the pre-check's tags
+(``_fastscan.c``'s UTF8_TAGS); tests/test_text_keys.py checks that CPython words them so."""
+
+
+def syntax_message(tag: str, code: int | None = None) -> str:
+    """The message of syntax defect ``tag`` (a key of SYNTAX_MESSAGES), with its code where it takes one."""
+    template = SYNTAX_MESSAGES[tag]
+    return template % code if code is not None else template
+
+
+def _located(line: int, column: int, message: str) -> str:
+    return f"line {line} column {column}: {message}"
+
+
+def syntax_finding(tag: str, column: int, code: int | None = None, line: int = 1) -> Finding:
+    """The finding of a text whose first defect is syntax defect ``tag`` at ``line`` and ``column`` (both
+    counted from 1, the column in code points): the wording ``first_defect`` gives it."""
+    return finding(SYNTAX_RULE, _located(line, column, syntax_message(tag, code)))
+
+
+def bom_finding() -> Finding:
+    """The finding of a byte text that starts with a UTF-8 byte order mark."""
+    return finding(SYNTAX_RULE, "the text starts with a UTF-8 byte order mark (RFC 8259 forbids it)")
+
+
+def invalid_utf8_finding(start: int, reason: str) -> Finding:
+    """The finding of a byte text that is not UTF-8: ``start`` and ``reason`` as Python's decoder reports
+    its first ill-formed sequence."""
+    return finding(SYNTAX_RULE, f"invalid UTF-8 at byte {start}: {reason}")
+
+
+def too_deep_finding() -> Finding:
+    """The finding of a text whose first defect is an array or object opened deeper than MAX_DEPTH."""
+    return finding(TOO_DEEP_RULE, f"the value nests deeper than {MAX_DEPTH} levels")
+
+
 def _overflow_message(text: str) -> str:
     return f"{text[:40]} overflows to infinity"
 
@@ -181,8 +246,8 @@ def _fallback(error: Exception) -> Finding:
     if isinstance(error, _Reject):
         return finding(error.rule, str(error))
     if isinstance(error, json.JSONDecodeError):
-        return finding("json-syntax", f"line {error.lineno} column {error.colno}: {error.msg}")
-    return finding("json-too-deep", f"the value nests deeper than {MAX_DEPTH} levels")
+        return finding(SYNTAX_RULE, _located(error.lineno, error.colno, error.msg))
+    return too_deep_finding()
 
 
 def _too_deep(text: str, document: Any) -> bool:
@@ -194,23 +259,21 @@ def parse_json(data: bytes | str) -> Parsed:
     """Parse one JSON text strictly: UTF-8, no BOM, finite numbers, unique member names, depth <= 100."""
     if isinstance(data, bytes):
         if data.startswith(UTF8_BOM):
-            return Parsed(
-                None, finding("json-syntax", "the text starts with a UTF-8 byte order mark (RFC 8259 forbids it)")
-            )
+            return Parsed(None, bom_finding())
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            return Parsed(None, finding("json-syntax", f"invalid UTF-8 at byte {error.start}: {error.reason}"))
+            return Parsed(None, invalid_utf8_finding(error.start, error.reason))
     else:
         text = data
         if text.startswith("\ufeff"):
-            return Parsed(None, finding("json-syntax", "the text starts with a byte order mark (RFC 8259 forbids it)"))
+            return Parsed(None, finding(SYNTAX_RULE, "the text starts with a byte order mark (RFC 8259 forbids it)"))
     try:
         document = _decoder(text).decode(text)
     except (_Reject, json.JSONDecodeError, RecursionError) as error:
         return Parsed(None, first_defect(text) or _fallback(error))
     if (_may_hold_surrogate(text) and _has_lone_surrogate(document)) or _too_deep(text, document):
-        return Parsed(None, first_defect(text) or finding("json-syntax", "the text breaks a JSON rule"))
+        return Parsed(None, first_defect(text) or finding(SYNTAX_RULE, "the text breaks a JSON rule"))
     return Parsed(document, None)
 
 
@@ -235,14 +298,14 @@ class _Defect(Exception):
         self.offset = offset
 
 
-def _where(text: str, offset: int) -> str:
+def _where(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return f"line {line} column {column}"
+    return line, column
 
 
-def _syntax(offset: int, message: str) -> _Defect:
-    return _Defect("json-syntax", offset, message)
+def _syntax(offset: int, tag: str, code: int | None = None) -> _Defect:
+    return _Defect(SYNTAX_RULE, offset, syntax_message(tag, code))
 
 
 def _scan_string(text: str, start: int) -> int:
@@ -252,27 +315,27 @@ def _scan_string(text: str, start: int) -> int:
     while True:
         pos = _STRING_RUN.match(text, pos).end()  # type: ignore[union-attr]
         if pos >= size:
-            raise _syntax(start, "unterminated string")
+            raise _syntax(start, "string")
         char = text[pos]
         if char == '"':
             return pos + 1
         if char != "\\":
             if "\ud800" <= char <= "\udfff":
-                raise _syntax(pos, "unpaired surrogate in a string (I-JSON: strings are Unicode)")
-            raise _syntax(pos, f"control character U+{ord(char):04X} in a string")
+                raise _syntax(pos, "surrogate")
+            raise _syntax(pos, "control", ord(char))
         escape = text[pos + 1 : pos + 2]
         if escape in _SIMPLE_ESCAPES and escape:
             pos += 2
             continue
         if escape != "u" or not _HEX4.fullmatch(text, pos + 2, pos + 6):
-            raise _syntax(pos, "invalid escape")
+            raise _syntax(pos, "escape")
         code = int(text[pos + 2 : pos + 6], 16)
         if 0xDC00 <= code <= 0xDFFF:
-            raise _syntax(pos, f"unpaired surrogate escape \\u{code:04X} (I-JSON: strings are Unicode)")
+            raise _syntax(pos, "surrogate-escape", code)
         if 0xD800 <= code <= 0xDBFF:
             low = text[pos + 6 : pos + 12]
             if not (low[:2] == "\\u" and _HEX4.fullmatch(low, 2) and 0xDC00 <= int(low[2:], 16) <= 0xDFFF):
-                raise _syntax(pos, f"unpaired surrogate escape \\u{code:04X} (I-JSON: strings are Unicode)")
+                raise _syntax(pos, "surrogate-escape", code)
             pos += 12
             continue
         pos += 6
@@ -320,7 +383,8 @@ def _scan(text: str) -> None:
                 pos, expect = pos + 1, _AFTER_VALUE
             elif char in ("{", "["):
                 if len(stack) + 1 > MAX_DEPTH:
-                    raise _Defect("json-too-deep", pos, f"the value nests deeper than {MAX_DEPTH} levels")
+                    found = too_deep_finding()
+                    raise _Defect(found.rule, pos, found.message)
                 end = _clean_value_end(text, pos, len(stack), decoder) if stack else None
                 if end is not None:
                     pos, expect = end, _AFTER_VALUE
@@ -340,7 +404,7 @@ def _scan(text: str) -> None:
                 if (after in ("e", "E") and number.group(2) is None) or (
                     after == "." and number.group(1, 2) == (None, None)
                 ):
-                    raise _syntax(number.end(), "malformed number")
+                    raise _syntax(number.end(), "number")
                 _check_number(number.group(), pos)
                 pos, expect = number.end(), _AFTER_VALUE
             elif text.startswith(("true", "null"), pos):
@@ -348,7 +412,7 @@ def _scan(text: str) -> None:
             elif text.startswith("false", pos):
                 pos, expect = pos + 5, _AFTER_VALUE
             else:
-                raise _syntax(pos, "expecting a value" if char else "unexpected end of text, expecting a value")
+                raise _syntax(pos, "value" if char else "end")
         elif expect in (_NAME, _NAME_OR_END_OBJECT):
             if expect == _NAME_OR_END_OBJECT and char == "}":
                 stack.pop()
@@ -365,15 +429,15 @@ def _scan(text: str) -> None:
                 names.add(name)
                 pos, expect = end, _COLON
             else:
-                raise _syntax(pos, "expecting a member name in double quotes")
+                raise _syntax(pos, "name")
         elif expect == _COLON:
             if char != ":":
-                raise _syntax(pos, "expecting ':'")
+                raise _syntax(pos, "colon")
             pos, expect = pos + 1, _VALUE
         else:  # _AFTER_VALUE
             if not stack:
                 if pos < size:
-                    raise _syntax(pos, "extra data after the JSON value")
+                    raise _syntax(pos, "extra")
                 return
             is_object = stack[-1] is not None
             if char == ",":
@@ -382,7 +446,7 @@ def _scan(text: str) -> None:
                 stack.pop()
                 pos += 1
             else:
-                raise _syntax(pos, "expecting ',' or '}'" if is_object else "expecting ',' or ']'")
+                raise _syntax(pos, "object" if is_object else "array")
         pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
 
 
@@ -396,7 +460,7 @@ def first_defect(text: str) -> Finding | None:
     except _Defect as defect:
         # Only a syntax error says where: the other findings depend on the value alone, so that equal
         # defects give equal findings (check memoises them).
-        message = f"{_where(text, defect.offset)}: {defect}" if defect.rule == "json-syntax" else str(defect)
+        message = _located(*_where(text, defect.offset), str(defect)) if defect.rule == SYNTAX_RULE else str(defect)
         return finding(defect.rule, message)
     return None
 

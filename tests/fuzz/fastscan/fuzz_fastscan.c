@@ -9,9 +9,11 @@
  *   - one status per line, lines as count_lines counts them, each line ending at its newline;
  *   - a status byte the Python side knows; blank exactly when the line is JSON whitespace only;
  *   - a memo key only on a line that asks the reference, of a kind that fits its status, naming a token or
- *     a member name that is in the line;
+ *     a member name that is in the line, a byte order mark the line starts with, or a known syntax or
+ *     UTF-8 tag with a column or byte offset inside the line;
  *   - a line gets the same status and key alone, in an exact-size buffer, as in its chunk, with or without
- *     its newline: a read past the line's end then hits poisoned memory instead of the next line.
+ *     its newline: a read past the line's end then hits poisoned memory instead of the next line;
+ *   - every UTF-8 validator the CPU runs (scalar, SSSE3, AVX2) gives the input the exact locator's verdict.
  * Agreement with the reference (verdicts, rule ids, counted facts) is checked by replaying the corpus
  * through the Python module: harness.py replay.
  */
@@ -85,6 +87,7 @@ static void check_key(const Line *line, const uint8_t *text, size_t n) {
         break;
     case 'D': {
         if (line->status != STATUS_TEXT) abort();
+        if (memchr(text, '\\', n)) break; /* the name may be spelt with escapes */
         /* the name, in quotes, occurs at least twice */
         uint8_t quoted[MEMO_KEY_BYTES + 2];
         quoted[0] = '"';
@@ -93,6 +96,41 @@ static void check_key(const Line *line, const uint8_t *text, size_t n) {
         size_t found = 0;
         for (size_t i = 0; i + m + 2 <= n && found < 2; i++) found += memcmp(text + i, quoted, m + 2) == 0;
         if (found < 2) abort();
+        break;
+    }
+    case 'B':
+        if (line->status != STATUS_TEXT || m != 0 || n < 3 || memcmp(text, "\xEF\xBB\xBF", 3) != 0) abort();
+        break;
+    case 'T':
+        if (line->status != STATUS_TEXT || m != 0) abort();
+        break;
+    case 'S':
+    case 'U': {
+        /* tag ':' decimal [':' hex]: a known tag, a column or offset inside the line */
+        if (line->status != STATUS_TEXT) abort();
+        const char *const *tags = line->key[0] == 'S' ? syntax_tags : utf8_tags;
+        int count = line->key[0] == 'S' ? TAG_COUNT : UTF8_COUNT, tag = -1;
+        const uint8_t *colon = memchr(body, ':', m);
+        if (!colon) abort();
+        for (int i = 0; i < count; i++)
+            if (strlen(tags[i]) == (size_t)(colon - body) && memcmp(tags[i], body, (size_t)(colon - body)) == 0) tag = i;
+        if (tag < 0) abort();
+        size_t number = 0;
+        const uint8_t *q = colon + 1, *stop = body + m;
+        if (q >= stop) abort();
+        for (; q < stop && *q != ':'; q++) {
+            if (*q < '0' || *q > '9') abort();
+            number = number * 10 + (size_t)(*q - '0');
+        }
+        int coded = line->key[0] == 'S' && TAG_CODED(tag);
+        if ((q < stop) != coded) abort();
+        if (line->key[0] == 'S' ? number < 1 || number > n + 1 : number >= n) abort();
+        if (coded) {
+            q++;
+            if (q >= stop) abort();
+            for (; q < stop; q++)
+                if (!((*q >= '0' && *q <= '9') || (*q >= 'A' && *q <= 'F'))) abort();
+        }
         break;
     }
     case 'C':
@@ -130,10 +168,30 @@ static void alone(const uint8_t *q, size_t n, Line *line) {
     else ASAN_POISON_MEMORY_REGION(copy, n);
 }
 
+/* Every UTF-8 validator this machine runs (utf8_run: scalar, SSSE3, AVX2) says of the bytes what the exact
+ * scalar locator of text keys (utf8_error, Python's decoder's rules) says: valid or not. The copy sits in
+ * the poisoned arena too, so a SIMD load past the end is reported. */
+static void same_utf8_verdicts(const uint8_t *p, size_t n) {
+    if (n > ARENA_LINE) return;
+    uint8_t *copy = arena + GUARD;
+    ASAN_UNPOISON_MEMORY_REGION(copy, n);
+    memcpy(copy, p, n);
+    size_t at;
+    int reason;
+    int valid = !utf8_error(copy, copy + n, &at, &reason);
+    if (utf8_valid_with(utf8_run_scalar, copy, copy + n) != valid) abort();
+#if defined(UTF8_SIMD)
+    if (__builtin_cpu_supports("ssse3") && utf8_valid_with(utf8_run_ssse3, copy, copy + n) != valid) abort();
+    if (__builtin_cpu_supports("avx2") && utf8_valid_with(utf8_run_avx2, copy, copy + n) != valid) abort();
+#endif
+    ASAN_POISON_MEMORY_REGION(copy, n);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     ASAN_POISON_MEMORY_REGION(arena, sizeof arena);
+    pick_utf8_run();
     return 0;
 }
 
@@ -142,6 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t expected_lines = 0;
     for (size_t i = 0; i < size; i++) expected_lines += data[i] == '\n';
     expected_lines += size && data[size - 1] != '\n';
+    same_utf8_verdicts(data, size);
     /* One table per input, picked by its size: every table at a sixth of the cost of all of them (the
      * replay in harness.py runs every input at every version and profile). */
     {

@@ -33,6 +33,7 @@ from fuzz.differential import generate, reference  # noqa: E402
 
 from verify_contract import fastpath  # noqa: E402
 from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
+from verify_contract.check_text_events import text_event_outcome  # noqa: E402
 from verify_contract.contract import contract_model  # noqa: E402
 from verify_contract.findings import Severity  # noqa: E402
 from verify_contract.vectors import load_vectors  # noqa: E402
@@ -55,6 +56,8 @@ SANITIZE = [
 ]
 MAX_LEN = 4096
 DIFFERENTIAL_SEEDS = 2000
+TEXT_KEY_KINDS = (b"N", b"D", b"S", b"U", b"B", b"T")
+"""The memo keys that name a line's first JSON-text defect: the finding built from one must be the reference's."""
 COMBOS = [(version, profile) for version in CONTRACT_VERSIONS for profile in PROFILES]
 
 
@@ -329,6 +332,9 @@ def _replay_chunk(
             event = {b"N": "json-non-finite", b"D": "json-duplicate-key"}.get(key[:1])
             if event is not None and [f.rule for f in expected.findings] != [event]:
                 result.problem(where, f"text-event key {key[:40]!r}, reference {expected.findings}", line)
+            built = text_event_outcome(key) if status == fastpath.STATUS_TEXT else None
+            if key[:1] in TEXT_KEY_KINDS and built != expected:
+                result.problem(where, f"text-event key {key[:40]!r} builds {built}, reference {expected}", line)
 
 
 def corpus_files(workdir: Path) -> list[Path]:
