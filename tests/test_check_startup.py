@@ -102,13 +102,14 @@ def test_a_clean_one_line_check_loads_nothing_heavy(tmp_path: Path, profile: str
 
 def test_a_clean_run_builds_no_dataclass_in_the_package(tmp_path: Path) -> None:
     """Each class a dataclass decorator builds costs an ``exec`` at import (about 0.5 ms): the classes on the
-    start-up path (report, options, findings, the contract model, inputs) are written out. The control: a line
-    that needs the reference parser loads jsonio, whose ``Parsed`` is one, and the probe sees it."""
+    start-up path (report, options, findings, the contract model, inputs) are written out, and so are those of
+    the lines the pre-check keys (text defects, contract defects). The control: a line that needs the
+    reference validator loads ``validation``, whose ``ValidationResult`` is one, and the probe sees it."""
     path = tmp_path / "one.jsonl"
-    path.write_bytes(b'{"reward": 1.0}\n')
+    path.write_bytes(b'{"reward": 1.0}\n{"reward": 1\n{"reward": "1"}\n')
     assert run_check("--profile", "core", str(path))["dataclasses"] == []
-    path.write_bytes(b'{"reward": 1e400}\n')  # a number that may overflow: the reference parser judges it
-    assert "verify_contract.jsonio.Parsed" in run_check("--profile", "core", str(path))["dataclasses"]
+    path.write_bytes(b'{"rew\\u0061rd": "1.0"}\n')  # an escaped member name: the reference judges it
+    assert "verify_contract.validation.ValidationResult" in run_check("--profile", "core", str(path))["dataclasses"]
 
 
 def test_contract_defects_are_worded_without_the_reference(tmp_path: Path) -> None:

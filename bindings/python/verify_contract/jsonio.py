@@ -14,10 +14,13 @@ import json
 import math
 import re
 import sys
-from dataclasses import dataclass
-from typing import Any
 
 from verify_contract.findings import Finding, finding
+from verify_contract.records import FrozenRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 UTF8_BOM = b"\xef\xbb\xbf"
 MAX_DEPTH = 100
@@ -214,10 +217,15 @@ def _has_lone_surrogate(value: Any) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(FrozenRecord):
+    """A parsed text: its document, or the finding of its first defect."""
+
+    __slots__ = ("document", "finding")
     document: Any
     finding: Finding | None
+
+    def __init__(self, document: Any, finding: Finding | None) -> None:
+        self._freeze(document, finding)
 
     @property
     def ok(self) -> bool:
