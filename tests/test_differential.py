@@ -123,10 +123,10 @@ def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     slow = check_chunk(data, 1, "defects", CheckOptions(LATEST, "core", max_findings=10**6, fast=False))
     table = check_compose.wording(LATEST, "core")
     assert table is not None
-    ((rule, parts, where),) = table.fields["/reward"]["str"]
+    ((rule, severity, parts, where),) = table.fields["/reward"]["str"]
     drifted = {
         **table.fields,
-        "/reward": {**table.fields["/reward"], "str": ((rule, (parts[0], " is no number"), where),)},
+        "/reward": {**table.fields["/reward"], "str": ((rule, severity, (parts[0], " is no number"), where),)},
     }
     monkeypatch.setattr(
         check_compose, "wording", lambda version, profile: check_compose.Wording(table.required, drifted)

@@ -34,7 +34,7 @@ from functools import cache, lru_cache
 
 from verify_contract.check_outcome import Outcome, facts
 from verify_contract.contract import ContractModel, Field, contract_model
-from verify_contract.findings import Finding, finding
+from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
 from verify_contract.semantic import ecma_search, semantic_findings
 from verify_contract.versions import Profile
@@ -186,8 +186,8 @@ def plan(version: str, profile: Profile) -> Plan | None:
 # The wording table (generators/wording.py): per profile, the root findings per set of required members
 # present, and per field the findings of a refused type (or of a string the field's pattern refuses), each
 # message split where the probe's repr was.
-Template = tuple[tuple[str, tuple[str, ...], str], ...]
-"""(rule, message parts around the value's repr, pointer) of each finding."""
+Template = tuple[tuple[str, Severity, tuple[str, ...], str], ...]
+"""(rule, its severity, message parts around the value's repr, pointer) of each finding."""
 
 
 class Wording(FrozenRecord):
@@ -222,7 +222,8 @@ def wording(version: str, profile: Profile) -> Wording | None:
     }
     fields = {
         pointer: {
-            case: tuple((rule, tuple(parts), where) for rule, parts, where in items) for case, items in cases.items()
+            case: tuple((rule, RULES[rule].severity, tuple(parts), where) for rule, parts, where in items)
+            for case, items in cases.items()
         }
         for pointer, cases in table["fields"].items()
     }
@@ -232,38 +233,73 @@ def wording(version: str, profile: Profile) -> Wording | None:
 def fill(template: Template, value: Any) -> tuple[Finding, ...]:
     """The findings of a template for this value (jsonschema quotes an instance by its repr)."""
     quoted = repr(value)
-    return tuple(finding(rule, quoted.join(parts), where) for rule, parts, where in template)
+    return tuple(Finding(rule, severity, quoted.join(parts), where) for rule, severity, parts, where in template)
 
 
 class _Unworded(Exception):
     """A value the table does not word: its member goes to the reference."""
 
 
-def _worded(layout: Plan, table: Wording, field: Field, value: Any, found: list[Finding]) -> None:
-    """Append the findings of ``value`` at ``field`` (and below it), or raise ``_Unworded``."""
-    kind = type(value)
-    if kind in layout.free[field.pointer]:
-        if kind is dict:
-            names = layout.required_of.get(field.pointer)
-            if names:
-                missing = table.required.get(field.pointer, {}).get(names.intersection(value))
-                if missing is None:
-                    raise _Unworded
-                found.extend(missing)
-            for child in layout.children.get(field.pointer, ()):
-                if child.name in value:
-                    _worded(layout, table, child, value[child.name], found)
-        return
+Node = tuple[
+    frozenset[type],  # the types with no finding of their own
+    tuple[tuple[str, "Node"], ...],  # declared members (of an object), in name order
+    frozenset[str],  # their required names
+    dict[frozenset[str], tuple[Finding, ...]],  # findings of the missing ones, per set present
+    dict[type, Template],  # per refused type, the findings' template
+    "tuple[str, Template] | None",  # a pattern-only string field: its pattern and the template of a mismatch
+]
+"""What composing a field's findings reads, gathered once per version and profile (``_composer``)."""
+
+
+def _node(layout: Plan, table: Wording, field: Field) -> Node:
     cases = table.fields.get(field.pointer, {})
-    pattern = pattern_of(field) if kind is str else None
-    if pattern is not None and "pattern" in cases:
-        if not ecma_search(pattern, value):
-            found.extend(fill(cases["pattern"], value))
+    pattern = pattern_of(field)
+    return (
+        layout.free[field.pointer],
+        tuple((child.name, _node(layout, table, child)) for child in layout.children.get(field.pointer, ())),
+        layout.required_of.get(field.pointer, frozenset()),
+        table.required.get(field.pointer, {}),
+        {kind: cases[kind.__name__] for kind in JSON_TYPES if kind.__name__ in cases},
+        (pattern, cases["pattern"]) if pattern is not None and "pattern" in cases else None,
+    )
+
+
+def _worded(node: Node, value: Any, found: list[Finding]) -> None:
+    """Append the findings of ``value`` at a field (and below it), or raise ``_Unworded``."""
+    free, children, required, missing, cases, pattern = node
+    kind = type(value)
+    if kind in free:
+        if kind is dict:
+            if required:
+                worded = missing.get(required.intersection(value))
+                if worded is None:
+                    raise _Unworded
+                found.extend(worded)
+            for name, child in children:
+                if name in value:
+                    _worded(child, value[name], found)
         return
-    template = cases.get(kind.__name__)
+    if pattern is not None and kind is str:
+        if not ecma_search(pattern[0], value):
+            found.extend(fill(pattern[1], value))
+        return
+    template = cases.get(kind)
     if template is None:
         raise _Unworded
     found.extend(fill(template, value))
+
+
+@cache
+def _composer(
+    version: str, profile: Profile
+) -> tuple[Plan, tuple[tuple[Field, Node], ...], dict[frozenset[str], tuple[Finding, ...]]] | None:
+    """The plan, each top-level member's node and the root's missing-member findings of one profile (no
+    table: every member goes to the reference)."""
+    layout = plan(version, profile)
+    if layout is None:
+        return None
+    table = wording(version, profile) or Wording({}, {})
+    return layout, tuple((f, _node(layout, table, f)) for f in layout.members), table.required.get("", {})
 
 
 # Members the table does not word are judged on the reference by shape, memoised; a shape is small and the
@@ -313,9 +349,7 @@ def _referenced(version: str, profile: Profile, layout: Plan, field: Field, valu
 
 @lru_cache(maxsize=256)
 def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> tuple[Finding, ...]:
-    table = wording(version, profile)
-    if table is not None and present in table.required.get("", {}):
-        return table.required[""][present]
+    """The root's missing-member findings on the reference (for a set the wording table lacks)."""
     from verify_contract import validation
 
     layout = plan(version, profile)
@@ -349,9 +383,10 @@ def parse_strict(raw: bytes) -> Any:
 
 def contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
     """A line the pre-check found to be strict JSON (no duplicate, finite, shallow, small integers)."""
-    layout = plan(version, profile)
-    if layout is None:
+    composer = _composer(version, profile)
+    if composer is None:
         return _reference(raw, version, profile)
+    layout, members, root = composer
     try:
         document = parse_strict(raw)
     except ValueError:  # json's and orjson's errors: the pre-check's proof failed, let the reference say why
@@ -360,20 +395,17 @@ def contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
         from verify_contract.check_reference import document_outcome
 
         return document_outcome(document, version, profile)
-    table = wording(version, profile)
-    found = list(_root_findings(version, profile, layout.required.intersection(document)))
-    for field in layout.members:
+    present = layout.required.intersection(document)
+    worded = root.get(present)
+    found = list(worded if worded is not None else _root_findings(version, profile, present))
+    for field, node in members:
         if field.name in document:
-            value = document[field.name]
-            if table is None:
-                found.extend(_referenced(version, profile, layout, field, value))
-                continue
             mark = len(found)
             try:
-                _worded(layout, table, field, value, found)
+                _worded(node, document[field.name], found)
             except _Unworded:
                 del found[mark:]
-                found.extend(_referenced(version, profile, layout, field, value))
+                found.extend(_referenced(version, profile, layout, field, document[field.name]))
     # The semantic rules are plain Python over a few members: the reference's own function, on the document.
     found.extend(semantic_findings(document, version))
     return facts(document, tuple(found), version)
@@ -388,3 +420,4 @@ def _reference(raw: bytes, version: str, profile: Profile) -> Outcome:
 def clear_caches() -> None:
     _member_findings.cache_clear()
     _root_findings.cache_clear()
+    _composer.cache_clear()

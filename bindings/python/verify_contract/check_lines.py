@@ -15,6 +15,8 @@ from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from verify_contract.check_outcome import Outcome
 
 
@@ -63,25 +65,33 @@ def clear_caches() -> None:
     _OUTCOMES.clear()
 
 
-# Each way of judging a line is imported by the first line that needs it: a clean run loads none of them, a
+# Each way of judging a line is imported by the first chunk that needs it: a clean run loads none of them, a
 # run whose defects are all keyed text defects or contract defects the wording table covers never loads the
 # reference (jsonschema, referencing: about 90 ms; tests/test_check_startup.py).
-def _text_event(key: bytes) -> Outcome | None:
+_CONTRACT = bytes([fastpath.STATUS_CONTRACT])
+_TEXT = bytes([fastpath.STATUS_TEXT])
+
+
+def _text_events() -> Callable[[bytes], Outcome | None]:
     from verify_contract.check_text_events import text_event_outcome
 
-    return text_event_outcome(key)
+    return text_event_outcome
 
 
-def _contract(raw: bytes, version: str, profile: Profile) -> Outcome:
+def _contract_lines() -> Callable[[bytes, str, Profile], Outcome]:
     from verify_contract.check_compose import contract_outcome
 
-    return contract_outcome(raw, version, profile)
+    return contract_outcome
 
 
 def _reference(raw: bytes, version: str, profile: Profile) -> Outcome:
     from verify_contract.check_reference import reference_outcome
 
     return reference_outcome(raw, version, profile)
+
+
+def _unused(*args: object) -> Outcome:
+    raise AssertionError(f"no line of this status in the chunk: {args!r}")
 
 
 def check_chunk(
@@ -107,6 +117,8 @@ def check_chunk(
     memo = outcome_memo(version, profile)
     # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is judged
     # as before, the lines after it share that outcome, counted once per key with its number of lines.
+    text_event = _text_events() if _TEXT in statuses else _unused
+    contract = _contract_lines() if _CONTRACT in statuses else _unused
     lines_per_key = Counter(map(_KEY, others))
     local: dict[bytes, Outcome] = {}  # this chunk's keys that the full memo could not take
     listed = tally.findings
@@ -119,11 +131,11 @@ def check_chunk(
                 status = statuses[index]
                 # A NaN token or a repeated name keyed as the first defect: its finding needs no parse.
                 if key is not None and status == fastpath.STATUS_TEXT:
-                    outcome = _text_event(key)
+                    outcome = text_event(key)
                 if outcome is None:
                     raw = bytes(chunk[start:stop]).rstrip(b"\r\n")  # the terminator is not the line's
                     if status == fastpath.STATUS_CONTRACT:
-                        outcome = _contract(raw, version, profile)
+                        outcome = contract(raw, version, profile)
                     else:
                         outcome = _reference(raw, version, profile)
                 if key is None:

@@ -4,7 +4,6 @@ counts (effective mask, legacy mask in use, failure-kind class). Every path of `
 
 from __future__ import annotations
 
-import contextlib
 from functools import cache
 
 from verify_contract.contract import contract_model
@@ -39,6 +38,9 @@ class Outcome(FrozenRecord):
         self._freeze(findings, valid, masked, legacy, kind)
 
 
+ERROR = Severity.ERROR
+
+
 @cache
 def _fact_fields(version: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, str, frozenset[str]]:
     """The legacy mask's and the failure kind's member paths at ``version`` (None: not declared), the
@@ -56,11 +58,13 @@ def _fact_fields(version: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] 
 
 def facts(document: Any, findings: tuple[Finding, ...], version: str) -> Outcome:
     """The outcome of a document with these findings: invalid, or valid with its counted facts."""
-    if any(f.severity is Severity.ERROR for f in findings):
-        return Outcome(findings, False)
-    masked = False
-    with contextlib.suppress(MaskTypeError):  # valid at a version that does not type the mask: no mask to count
+    for item in findings:
+        if item.severity is ERROR:
+            return Outcome(findings, False)
+    try:
         masked = effective_mask(document)
+    except MaskTypeError:  # valid at a version that does not type the mask: no mask to count
+        masked = False
     legacy_path, kind_path, separator, registered = _fact_fields(version)
     legacy = legacy_path is not None and isinstance(value_at(document, legacy_path), bool)
     kind_class = None
