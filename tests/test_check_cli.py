@@ -140,3 +140,55 @@ def test_text_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     out = capsys.readouterr().out
     assert f"{path}:2: error [reward-type]" in out
     assert "2 lines in 1 inputs" in out and "1 valid, 1 invalid" in out
+
+
+def test_a_killed_worker_is_an_input_error_not_a_partial_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from verify_contract import check_command
+    from verify_contract.check_workers import WorkerDied
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise WorkerDied("worker process 4242 ended without its results (killed by signal 9)")
+
+    monkeypatch.setattr(check_command, "check_paths", killed)
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(b'{"reward": 1}\n')
+    assert main(["check", "--jobs", "2", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "(killed by signal 9); no report" in captured.err
+
+
+def test_interrupted_without_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from verify_contract import check_command
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(check_command, "check_paths", interrupted)
+    assert main(["check", "-"]) == 130
+    assert capsys.readouterr().err == "verify-contract: interrupted\n"
+
+
+def test_jobs_stop_with_the_parent_on_interrupt(tmp_path: Path) -> None:
+    """^C (SIGINT to the process group, as a terminal sends it) during `--jobs 2`: exit 130, one line on
+    stderr, no traceback from the parent or a worker, no worker left running."""
+    import os
+    import signal
+    import time
+
+    path = tmp_path / "slow.jsonl"
+    # A number that may overflow takes the reference path on every line: 36 MB, several seconds of work.
+    line = b'{"reward": 1e400, "note": "%s"}\n' % (b"x" * 200)
+    path.write_bytes(line * 160_000)
+    command = [sys.executable, "-m", "verify_contract", "check", "--jobs", "2", str(path)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    if process.returncode == 0:
+        pytest.skip("the run finished before the interrupt")
+    assert process.returncode == 130, err
+    assert b"Traceback" not in err and err.strip().splitlines() == [b"verify-contract: interrupted"]
+    with pytest.raises(ProcessLookupError):
+        os.killpg(process.pid, 0)  # the whole group is gone: no worker left behind

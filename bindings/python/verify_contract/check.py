@@ -97,7 +97,13 @@ def _check_range_task(task: tuple[str, int, int, str, CheckOptions]) -> Tally:
                 if cut <= begin:  # a line longer than a chunk: the whole line
                     cut = min(_line_start(data, begin + CHUNK_BYTES), end)
                 room = options.max_findings - len(tally.findings)
-                tally.merge(check_chunk(view[begin:cut], tally.lines + 1, name, options, room))
+                chunk = view[begin:cut]
+                try:
+                    tally.merge(check_chunk(chunk, tally.lines + 1, name, options, room))
+                finally:
+                    # Released even when check_chunk raises (^C): a traceback's frames would keep the slice,
+                    # and so the map, alive, and closing the map would raise BufferError over the error.
+                    chunk.release()
                 begin = cut
     return tally
 

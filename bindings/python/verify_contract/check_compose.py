@@ -230,10 +230,11 @@ def wording(version: str, profile: Profile) -> Wording | None:
     return Wording(required, fields)
 
 
-def fill(template: Template, value: Any) -> tuple[Finding, ...]:
-    """The findings of a template for this value (jsonschema quotes an instance by its repr)."""
+def fill(template: Template, value: Any, found: list[Finding]) -> None:
+    """Append the findings of a template for this value (jsonschema quotes an instance by its repr)."""
     quoted = repr(value)
-    return tuple(Finding(rule, severity, quoted.join(parts), where) for rule, severity, parts, where in template)
+    for rule, severity, parts, where in template:
+        found.append(Finding(rule, severity, quoted.join(parts), where))
 
 
 class _Unworded(Exception):
@@ -281,12 +282,12 @@ def _worded(node: Node, value: Any, found: list[Finding]) -> None:
         return
     if pattern is not None and kind is str:
         if not ecma_search(pattern[0], value):
-            found.extend(fill(pattern[1], value))
+            fill(pattern[1], value, found)
         return
     template = cases.get(kind)
     if template is None:
         raise _Unworded
-    found.extend(fill(template, value))
+    fill(template, value, found)
 
 
 @cache

@@ -24,6 +24,8 @@ COMMAND_MODULES = {
 
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell reports for grep or cat whose reader went away (``| head``)."""
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT: what a shell reports for a command stopped with ^C."""
 
 
 def version_text() -> str:
@@ -101,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
+    except KeyboardInterrupt:  # ^C: stop without a traceback (the --jobs workers stop with the parent)
+        print("verify-contract: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader stopped reading (`| head`): stop quietly, as grep does. stdout is pointed at devnull so
         # that the interpreter's final flush of what is still buffered cannot raise again.
