@@ -155,13 +155,13 @@ def run(args: argparse.Namespace) -> int:
     progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
     try:
         report = check_paths(args.paths, options=options, progress=progress)
-    except RuntimeError as error:
+    except RuntimeError as failure:
         from verify_contract.check_workers import WorkerDied  # only --jobs imports it
 
-        if not isinstance(error, WorkerDied):
+        if not isinstance(failure, WorkerDied):
             raise
         # A --jobs worker was killed (out of memory, ...): say so, rather than report part of the input.
-        print(f"verify-contract check: {error}; no report, since it would be incomplete", file=sys.stderr)
+        print(f"verify-contract check: {failure}; no report, since it would be incomplete", file=sys.stderr)
         return EXIT_USAGE
     finally:
         if progress is not None:
