@@ -30,7 +30,16 @@ from verify_contract.versions import CONTRACT_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bindings" / "python" / "verify_contract"
-PYTHON_RUNTIME = ("check*.py", "validation.py", "fastpath.py", "mask.py", "versions.py")
+PYTHON_RUNTIME = (
+    "check*.py",
+    "validation.py",
+    "semantic.py",
+    "text_findings.py",
+    "jsonio.py",
+    "fastpath.py",
+    "mask.py",
+    "versions.py",
+)
 GO_VERSION_PACKAGE = re.compile(r"v\d+_\d+_\d+")
 
 
@@ -221,7 +230,7 @@ def hand_typed(paths: list[Path], names: Names) -> list[str]:
 
 def test_the_sources_are_found() -> None:
     sources = runtime_sources()
-    for expected in ("mask.ts", "verifycontract.go", "mask.rs", "validation.py", "_fastscan.c"):
+    for expected in ("mask.ts", "verifycontract.go", "mask.rs", "validation.py", "semantic.py", "_fastscan.c"):
         assert any(p.name == expected for p in sources), expected
     assert not any("generated" in p.parts or p.name.endswith(("_gen.go", "_test.go")) for p in sources)
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from verify_contract import fastpath, jsonio
+from verify_contract import fastpath, jsonio, text_findings
 from verify_contract.check_text_events import text_event_outcome, text_finding
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION
 
@@ -31,10 +31,10 @@ def test_the_c_tags_are_jsonio_s() -> None:
     assert native is not None
     # every tag the C module writes names a jsonio message; only a raw surrogate (impossible in UTF-8
     # bytes) is left to the reference
-    assert set(native.SYNTAX_TAGS) <= set(jsonio.SYNTAX_MESSAGES)
-    assert set(jsonio.SYNTAX_MESSAGES) - set(native.SYNTAX_TAGS) == {"surrogate"}
-    assert set(native.CODED_TAGS) == jsonio.CODED_SYNTAX_TAGS & set(native.SYNTAX_TAGS)
-    assert set(native.UTF8_TAGS) == set(jsonio.UTF8_REASONS)
+    assert set(native.SYNTAX_TAGS) <= set(text_findings.SYNTAX_MESSAGES)
+    assert set(text_findings.SYNTAX_MESSAGES) - set(native.SYNTAX_TAGS) == {"surrogate"}
+    assert set(native.CODED_TAGS) == text_findings.CODED_SYNTAX_TAGS & set(native.SYNTAX_TAGS)
+    assert set(native.UTF8_TAGS) == set(text_findings.UTF8_REASONS)
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def test_the_c_tags_are_jsonio_s() -> None:
 def test_python_s_decoder_reports_what_the_tags_say(data: bytes, start: int, tag: str) -> None:
     with pytest.raises(UnicodeDecodeError) as caught:
         data.decode("utf-8")
-    assert (caught.value.start, caught.value.reason) == (start, jsonio.UTF8_REASONS[tag])
+    assert (caught.value.start, caught.value.reason) == (start, text_findings.UTF8_REASONS[tag])
     line = b'{"a": "' + data
     key = _key(line)
     assert key == f"U{tag}:{start + 7}".encode()

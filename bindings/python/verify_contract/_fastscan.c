@@ -922,9 +922,9 @@ static int load_table(const uint8_t *b, size_t len) {
  * code points, counted from 1 [+ ':' + the code in hex]), a NaN token ('N' + token), a repeated member
  * name ('D' + the name in UTF-8, escapes resolved as Python's json module resolves them, so "a" and
  * "\u0061" are one name) or nesting deeper than MAX_DEPTH ('T'). check_text_events.py builds the
- * reference's finding from the key with jsonio's wording; the tags are jsonio.SYNTAX_MESSAGES' and
- * jsonio.UTF8_REASONS' keys (exported as SYNTAX_TAGS, CODED_TAGS and UTF8_TAGS; tests/test_text_keys.py
- * holds the two to each other). What it cannot follow exactly gets no key: numbers that might overflow
+ * reference's finding from the key with jsonio's wording; the tags are the keys of
+ * text_findings.SYNTAX_MESSAGES and text_findings.UTF8_REASONS (exported as SYNTAX_TAGS, CODED_TAGS and
+ * UTF8_TAGS; tests/test_text_keys.py holds the two to each other). What it cannot follow exactly gets no key: numbers that might overflow
  * (jsonio words the literal), more names in the open objects than TEXT_NAMES or TEXT_NAME_BYTES, keys
  * longer than MEMO_KEY_BYTES. */
 enum {

@@ -6,7 +6,8 @@ from typing import Any
 
 from verify_contract.check_outcome import Outcome, facts
 from verify_contract.findings import Finding, finding
-from verify_contract.jsonio import NON_FINITE_RULE, parse_json
+from verify_contract.jsonio import parse_json
+from verify_contract.text_findings import NON_FINITE_RULE
 from verify_contract.validation import validate
 from verify_contract.versions import Profile
 

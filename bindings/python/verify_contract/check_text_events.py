@@ -5,9 +5,10 @@ can name it exactly: ``B`` a byte order mark; ``U`` + reason tag + ``:`` + byte 
 ill-formed UTF-8 sequence as Python's decoder reports it; ``S`` + syntax tag + ``:`` + column [+ ``:`` +
 code in hex], a syntax defect (line 1: a JSONL line holds no newline); ``N`` + token, ``NaN``,
 ``Infinity`` or ``-Infinity`` where a value belongs; ``D`` + name in UTF-8 (escapes resolved), a
-repeated member name; ``T``, nesting deeper than jsonio.MAX_DEPTH. The reference's one finding for such a
-line depends on the key alone, so it is built here through jsonio's own wording (its SYNTAX_MESSAGES and
-UTF8_REASONS tables, whose tags the C module exports: tests/test_text_keys.py holds the two to each other);
+repeated member name; ``T``, nesting deeper than MAX_DEPTH. The reference's one finding for such a line
+depends on the key alone, so it is built here through the wording ``jsonio`` itself uses
+(``text_findings``: its SYNTAX_MESSAGES and UTF8_REASONS tables, whose tags the C module exports:
+tests/test_text_keys.py holds the two to each other);
 every other line, and any key this module does not read, goes to the reference. tests/test_differential.py
 and the fuzz replay (tests/fuzz/fastscan) hold the two to identical outcomes.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from verify_contract.check_outcome import Outcome
 from verify_contract.findings import Finding
-from verify_contract.jsonio import (
+from verify_contract.text_findings import (
     CODED_SYNTAX_TAGS,
     NON_FINITE_TOKENS,
     SYNTAX_MESSAGES,

@@ -17,14 +17,28 @@ import sys
 
 from verify_contract.findings import Finding, finding
 from verify_contract.records import FrozenRecord
+from verify_contract.text_findings import (
+    DUPLICATE_KEY_RULE,
+    MAX_DEPTH,
+    NON_FINITE_RULE,
+    NON_FINITE_TOKENS,
+    SYNTAX_RULE,
+    bom_finding,
+    constant_message,
+    duplicate_message,
+    duplicate_name_finding,
+    invalid_utf8_finding,
+    located,
+    non_finite_token_finding,
+    syntax_message,
+    too_deep_finding,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
 UTF8_BOM = b"\xef\xbb\xbf"
-MAX_DEPTH = 100
-"""Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (SPEC.md)."""
 
 JSON_WHITESPACE = " \t\n\r"
 """RFC 8259's insignificant whitespace; nothing else (not \\x0b, \\x0c or Unicode spaces) is blank."""
@@ -36,101 +50,12 @@ class _Reject(ValueError):
         self.rule = rule
 
 
-NON_FINITE_RULE = "json-non-finite"
-DUPLICATE_KEY_RULE = "json-duplicate-key"
-
-
-def _constant_message(token: str) -> str:
-    return f"{token} is not a JSON number"
-
-
-def _duplicate_message(name: str) -> str:
-    return f"duplicate member name {name!r}"
-
-
-def non_finite_token_finding(token: str) -> Finding:
-    """The finding of a text whose first defect (SPEC.md 2.1) is the token ``NaN``, ``Infinity`` or
-    ``-Infinity`` where a value belongs: it depends on the token alone, not on where it is."""
-    return finding(NON_FINITE_RULE, _constant_message(token))
-
-
-def duplicate_name_finding(name: str) -> Finding:
-    """The finding of a text whose first defect (SPEC.md 2.1) is a repeated member name (``name`` decoded,
-    escapes resolved): it depends on the name alone, not on where it is."""
-    return finding(DUPLICATE_KEY_RULE, _duplicate_message(name))
-
-
-SYNTAX_RULE = "json-syntax"
-TOO_DEEP_RULE = "json-too-deep"
-
-SYNTAX_MESSAGES: dict[str, str] = {
-    "string": "unterminated string",
-    "control": "control character U+%04X in a string",
-    "escape": "invalid escape",
-    "surrogate-escape": "unpaired surrogate escape \\u%04X (I-JSON: strings are Unicode)",
-    "surrogate": "unpaired surrogate in a string (I-JSON: strings are Unicode)",
-    "number": "malformed number",
-    "value": "expecting a value",
-    "end": "unexpected end of text, expecting a value",
-    "name": "expecting a member name in double quotes",
-    "colon": "expecting ':'",
-    "extra": "extra data after the JSON value",
-    "object": "expecting ',' or '}'",
-    "array": "expecting ',' or ']'",
-}
-"""Every syntax message the scanner words, by tag; ``%04X`` (a code point or an escape's code) marks the
-messages that take one. The pre-check keys a line by tag, column and code (``_fastscan.c``'s SYNTAX_TAGS),
-and ``syntax_finding`` builds the reference's finding from it."""
-
-CODED_SYNTAX_TAGS = frozenset(tag for tag, message in SYNTAX_MESSAGES.items() if "%04X" in message)
-
-UTF8_REASONS: dict[str, str] = {
-    "start": "invalid start byte",
-    "continuation": "invalid continuation byte",
-    "end": "unexpected end of data",
-}
-"""The reasons Python's UTF-8 decoder gives (``UnicodeDecodeError.reason``), by the pre-check's tags
-(``_fastscan.c``'s UTF8_TAGS); tests/test_text_keys.py checks that CPython words them so."""
-
-
-def syntax_message(tag: str, code: int | None = None) -> str:
-    """The message of syntax defect ``tag`` (a key of SYNTAX_MESSAGES), with its code where it takes one."""
-    template = SYNTAX_MESSAGES[tag]
-    return template % code if code is not None else template
-
-
-def _located(line: int, column: int, message: str) -> str:
-    return f"line {line} column {column}: {message}"
-
-
-def syntax_finding(tag: str, column: int, code: int | None = None, line: int = 1) -> Finding:
-    """The finding of a text whose first defect is syntax defect ``tag`` at ``line`` and ``column`` (both
-    counted from 1, the column in code points): the wording ``first_defect`` gives it."""
-    return finding(SYNTAX_RULE, _located(line, column, syntax_message(tag, code)))
-
-
-def bom_finding() -> Finding:
-    """The finding of a byte text that starts with a UTF-8 byte order mark."""
-    return finding(SYNTAX_RULE, "the text starts with a UTF-8 byte order mark (RFC 8259 forbids it)")
-
-
-def invalid_utf8_finding(start: int, reason: str) -> Finding:
-    """The finding of a byte text that is not UTF-8: ``start`` and ``reason`` as Python's decoder reports
-    its first ill-formed sequence."""
-    return finding(SYNTAX_RULE, f"invalid UTF-8 at byte {start}: {reason}")
-
-
-def too_deep_finding() -> Finding:
-    """The finding of a text whose first defect is an array or object opened deeper than MAX_DEPTH."""
-    return finding(TOO_DEEP_RULE, f"the value nests deeper than {MAX_DEPTH} levels")
-
-
 def _overflow_message(text: str) -> str:
     return f"{text[:40]} overflows to infinity"
 
 
 def _no_constants(token: str) -> Any:
-    raise _Reject(NON_FINITE_RULE, _constant_message(token))
+    raise _Reject(NON_FINITE_RULE, constant_message(token))
 
 
 def _finite_float(text: str) -> float:
@@ -162,7 +87,7 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _Reject(DUPLICATE_KEY_RULE, _duplicate_message(key))
+            raise _Reject(DUPLICATE_KEY_RULE, duplicate_message(key))
         result[key] = value
     return result
 
@@ -254,7 +179,7 @@ def _fallback(error: Exception) -> Finding:
     if isinstance(error, _Reject):
         return finding(error.rule, str(error))
     if isinstance(error, json.JSONDecodeError):
-        return finding(SYNTAX_RULE, _located(error.lineno, error.colno, error.msg))
+        return finding(SYNTAX_RULE, located(error.lineno, error.colno, error.msg))
     return too_deep_finding()
 
 
@@ -293,7 +218,6 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _STRING_RUN = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff]*')
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
-NON_FINITE_TOKENS = ("NaN", "Infinity", "-Infinity")  # the tokens Python's json reads as numbers
 
 # What the scanner expects next.
 _VALUE, _VALUE_OR_END_ARRAY, _NAME, _NAME_OR_END_OBJECT, _COLON, _AFTER_VALUE = range(6)
@@ -468,7 +392,7 @@ def first_defect(text: str) -> Finding | None:
     except _Defect as defect:
         # Only a syntax error says where: the other findings depend on the value alone, so that equal
         # defects give equal findings (check memoises them).
-        message = _located(*_where(text, defect.offset), str(defect)) if defect.rule == SYNTAX_RULE else str(defect)
+        message = located(*_where(text, defect.offset), str(defect)) if defect.rule == SYNTAX_RULE else str(defect)
         return finding(defect.rule, message)
     return None
 
