@@ -7,13 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from verify_contract import check, inputs
+from verify_contract import check, check_workers, inputs
 from verify_contract.check import CheckOptions, check_paths
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_line_numbers_across_chunks_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
-    # Small chunks (one process) and small byte ranges read by the workers (--jobs 2), each cut into chunks.
+@pytest.mark.parametrize(("jobs", "fork"), [(1, True), (2, True), (2, False)], ids=["one", "fork", "pool"])
+def test_line_numbers_across_chunks_and_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int, fork: bool
+) -> None:
+    # Small chunks (one process) and small byte ranges read by the workers (--jobs 2: dealt out to forked
+    # processes, or, where they cannot fork, sent to a multiprocessing pool), each cut into chunks.
+    if not fork:
+        monkeypatch.setattr(check_workers, "can_fork", lambda: False)
     monkeypatch.setattr(check, "line_views", functools.partial(inputs.line_views, chunk_bytes=997))
     monkeypatch.setattr(check, "RANGE_BYTES", 3001)
     monkeypatch.setattr(check, "CHUNK_BYTES", 499)

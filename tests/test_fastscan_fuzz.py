@@ -6,6 +6,7 @@ every input of the corpus it grew is replayed through the Python module against 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,16 +43,18 @@ def test_short_sanitizer_run_finds_nothing_and_the_corpus_agrees_with_the_refere
     assert replayed.problems == [], "\n".join(replayed.problems[:20])
 
 
-def test_the_replay_catches_a_wrong_memo_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # A pre-check that named the wrong defect (every non-finite token keyed as a duplicate name) must fail it.
+def _replay_with_keys(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, lines: list[bytes], rewrite: Callable[[bytes], bytes]
+) -> list[str]:
+    """The replay's problems on these lines when the pre-check's memo keys pass through ``rewrite`` (the
+    lines replay cleanly first, so every problem is the rewritten keys')."""
     native = fastpath._native
     assert native is not None
 
     def wrong_scan(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[fastpath.Other]]:
         statuses, others = native.scan(chunk, table, kinds)
-        return statuses, [(i, s, e, b"Dreward" if k is not None and k[:1] == b"N" else k) for i, s, e, k in others]
+        return statuses, [(i, s, e, None if k is None else rewrite(k)) for i, s, e, k in others]
 
-    lines = [b'{"reward": NaN}', b'{"reward": 1, "x": [1, -Infinity]}', b'{"reward": 1}']
     paths = []
     for index, line in enumerate(lines):
         paths.append(tmp_path / f"input-{index}")
@@ -59,37 +62,27 @@ def test_the_replay_catches_a_wrong_memo_key(monkeypatch: pytest.MonkeyPatch, tm
     assert replay(paths).problems == []
     monkeypatch.setattr(fastpath, "scan_with", wrong_scan)
     try:
-        problems = replay(paths).problems
+        return replay(paths).problems
     finally:
         check.clear_caches()  # the wrong keys' outcomes must not outlive the test
+
+
+def test_the_replay_catches_a_wrong_memo_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # A pre-check that named the wrong defect (every non-finite token keyed as a duplicate name) must fail it.
+    lines = [b'{"reward": NaN}', b'{"reward": 1, "x": [1, -Infinity]}', b'{"reward": 1}']
+    problems = _replay_with_keys(monkeypatch, tmp_path, lines, lambda k: b"Dreward" if k[:1] == b"N" else k)
     assert any("text-event key" in problem for problem in problems), problems
     assert any("differs from --reference-only" in problem for problem in problems), problems
 
 
 def test_the_replay_catches_a_text_key_with_a_wrong_column(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # A pre-check that put a syntax defect one code point too far right must fail the replay.
-    native = fastpath._native
-    assert native is not None
-
-    def shifted(key: bytes | None) -> bytes | None:
-        if key is None or key[:1] != b"S":
+    def shifted(key: bytes) -> bytes:
+        if key[:1] != b"S":
             return key
         tag, column, *code = key.split(b":")
         return b":".join([tag, str(int(column) + 1).encode(), *code])
 
-    def wrong_scan(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[fastpath.Other]]:
-        statuses, others = native.scan(chunk, table, kinds)
-        return statuses, [(i, s, e, shifted(k)) for i, s, e, k in others]
-
     lines = [b'{"reward": 1,', b'{"reward": "\xc3\xa9\\q"}', b'{"reward": 1}']
-    paths = []
-    for index, line in enumerate(lines):
-        paths.append(tmp_path / f"input-{index}")
-        paths[-1].write_bytes(line + b"\n")
-    assert replay(paths).problems == []
-    monkeypatch.setattr(fastpath, "scan_with", wrong_scan)
-    try:
-        problems = replay(paths).problems
-    finally:
-        check.clear_caches()  # the wrong keys' outcomes must not outlive the test
+    problems = _replay_with_keys(monkeypatch, tmp_path, lines, shifted)
     assert sum("text-event key b'S" in problem for problem in problems) >= 2 * len(COMBOS), problems

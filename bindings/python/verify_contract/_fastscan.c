@@ -1532,33 +1532,34 @@ static PyObject *utf8_valid(PyObject *self, PyObject *args) {
     return PyBool_FromLong(valid);
 }
 
-/* UTF8_IMPLEMENTATIONS: the utf8_run variants this machine runs, the scalar one first. */
-static int add_implementations(PyObject *m) {
-    PyObject *names = PyList_New(0);
-    if (!names) return -1;
-    const char *all[] = {"scalar", "ssse3", "avx2"};
-    for (int i = 0; i < 3; i++) {
-        int supported = i == 0;
-#if defined(UTF8_SIMD)
-        if (i == 1) supported = __builtin_cpu_supports("ssse3");
-        if (i == 2) supported = __builtin_cpu_supports("avx2");
-#endif
-        if (!supported) continue;
-        PyObject *name = PyUnicode_FromString(all[i]);
-        if (!name || PyList_Append(names, name) < 0) {
-            Py_XDECREF(name);
-            Py_DECREF(names);
+/* Module attribute `name`: a tuple of these strings. */
+static int add_string_tuple(PyObject *m, const char *name, const char *const *items, int count) {
+    PyObject *tuple = PyTuple_New(count);
+    if (!tuple) return -1;
+    for (int i = 0; i < count; i++) {
+        PyObject *item = PyUnicode_FromString(items[i]);
+        if (!item) {
+            Py_DECREF(tuple);
             return -1;
         }
-        Py_DECREF(name);
+        PyTuple_SET_ITEM(tuple, i, item);
     }
-    PyObject *tuple = PyList_AsTuple(names);
-    Py_DECREF(names);
-    if (!tuple) return -1;
-    if (PyModule_AddObject(m, "UTF8_IMPLEMENTATIONS", tuple) < 0) {
+    if (PyModule_AddObject(m, name, tuple) < 0) {
         Py_DECREF(tuple);
         return -1;
     }
+    return 0;
+}
+
+/* UTF8_IMPLEMENTATIONS: the utf8_run variants this machine runs, the scalar one first. */
+static int add_implementations(PyObject *m) {
+    const char *supported[3] = {"scalar"};
+    int count = 1;
+#if defined(UTF8_SIMD)
+    if (__builtin_cpu_supports("ssse3")) supported[count++] = "ssse3";
+    if (__builtin_cpu_supports("avx2")) supported[count++] = "avx2";
+#endif
+    if (add_string_tuple(m, "UTF8_IMPLEMENTATIONS", supported, count) < 0) return -1;
     return PyModule_AddStringConstant(m, "UTF8_IMPLEMENTATION", utf8_run_name);
 }
 
@@ -1598,28 +1599,16 @@ static int add_type_bits(PyObject *m) {
     return PyModule_AddObject(m, "TYPE_BITS", d);
 }
 
-/* A tuple of the tags of a text key (SYNTAX_TAGS, CODED_TAGS, UTF8_TAGS): jsonio's tables must know them. */
-static int add_tags(PyObject *m, const char *name, const char *const *tags, int count, int coded_only) {
-    PyObject *list = PyList_New(0);
-    if (!list) return -1;
-    for (int i = 0; i < count; i++) {
-        if (coded_only && !TAG_CODED(i)) continue;
-        PyObject *tag = PyUnicode_FromString(tags[i]);
-        if (!tag || PyList_Append(list, tag) < 0) {
-            Py_XDECREF(tag);
-            Py_DECREF(list);
-            return -1;
-        }
-        Py_DECREF(tag);
-    }
-    PyObject *tuple = PyList_AsTuple(list);
-    Py_DECREF(list);
-    if (!tuple) return -1;
-    if (PyModule_AddObject(m, name, tuple) < 0) {
-        Py_DECREF(tuple);
+/* The tags of a text key (SYNTAX_TAGS, CODED_TAGS, UTF8_TAGS): text_findings' tables must know them. */
+static int add_tags(PyObject *m) {
+    const char *coded[TAG_COUNT];
+    int count = 0;
+    for (int tag = 0; tag < TAG_COUNT; tag++)
+        if (TAG_CODED(tag)) coded[count++] = syntax_tags[tag];
+    if (add_string_tuple(m, "SYNTAX_TAGS", syntax_tags, TAG_COUNT) < 0 ||
+        add_string_tuple(m, "CODED_TAGS", coded, count) < 0)
         return -1;
-    }
-    return 0;
+    return add_string_tuple(m, "UTF8_TAGS", utf8_tags, UTF8_COUNT);
 }
 
 PyMODINIT_FUNC PyInit__fastscan(void) {
@@ -1637,9 +1626,7 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
         PyModule_AddIntConstant(m, "ROLE_LEGACY_MASK", ROLE_LEGACY_MASK) < 0 ||
         PyModule_AddIntConstant(m, "ROLE_KIND", ROLE_KIND) < 0 ||
         PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0 ||
-        add_tags(m, "SYNTAX_TAGS", syntax_tags, TAG_COUNT, 0) < 0 ||
-        add_tags(m, "CODED_TAGS", syntax_tags, TAG_COUNT, 1) < 0 ||
-        add_tags(m, "UTF8_TAGS", utf8_tags, UTF8_COUNT, 0) < 0 || add_implementations(m) < 0) {
+        add_tags(m) < 0 || add_implementations(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

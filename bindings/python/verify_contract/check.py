@@ -136,13 +136,24 @@ def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> 
             report.input_errors.append(str(error))
 
 
-def _rebased(tally: Tally, lines_before: int) -> Tally:
-    """A worker's tally, its line numbers counted from the first line of its task, placed in its source."""
-    if lines_before:
-        tally.findings = [
-            LocatedFinding(f.path, None if f.line is None else f.line + lines_before, f.finding) for f in tally.findings
-        ]
-    return tally
+def _in_order(absorb: Callable[[Tally, int], None]) -> Callable[[Tally, int, bool], None]:
+    """Merges task tallies, given in input order, into the report (``absorb``): a task's line numbers count
+    from its own first line, and are placed in its source by the lines of the tasks before it there."""
+    lines_before = 0  # lines of the current source merged so far
+
+    def place(tally: Tally, size: int, first: bool) -> None:
+        nonlocal lines_before
+        if first:
+            lines_before = 0
+        elif lines_before:
+            tally.findings = [
+                LocatedFinding(f.path, None if f.line is None else f.line + lines_before, f.finding)
+                for f in tally.findings
+            ]
+        absorb(tally, size)
+        lines_before += tally.lines
+
+    return place
 
 
 def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
@@ -184,13 +195,13 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
             return _check_range_task((path, start, stop, name, options))
 
         planned = list(_tasks(sources, options, report))
-        lines_before = 0  # lines of the current source merged so far
+        place = _in_order(absorb)
         results = check_workers.results_in_order(planned, options.jobs, run, lambda task: task[0] == "range")
         for task, tally in zip(planned, results, strict=True):
-            first = task[0] == "doc" or task[4]
-            lines_before = 0 if first else lines_before
-            absorb(_rebased(tally, lines_before), len(task[2]) if task[0] == "doc" else task[3] - task[2])
-            lines_before += tally.lines
+            if task[0] == "doc":
+                place(tally, len(task[2]), True)
+            else:
+                place(tally, task[3] - task[2], task[4])
         return report
     tasks = _tasks(sources, options, report)
     if options.jobs <= 1:
@@ -210,15 +221,11 @@ def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Pr
 
     context = multiprocessing.get_context()
     pending: deque[tuple[AsyncResult[Tally] | Tally, int, bool]] = deque()
-    lines_before = 0  # lines of the current source merged so far
+    place = _in_order(absorb)
 
     def merge_next() -> None:
-        nonlocal lines_before
         result, size, first = pending.popleft()
-        tally = result if isinstance(result, Tally) else result.get()
-        lines_before = 0 if first else lines_before
-        absorb(_rebased(tally, lines_before), size)
-        lines_before += tally.lines
+        place(result if isinstance(result, Tally) else result.get(), size, first)
 
     with context.Pool(options.jobs) as pool:
         for task in tasks:
