@@ -88,6 +88,20 @@ def test_python_wheel_and_sdist_install_outside_the_repository(tmp_path: Path) -
     assert version.startswith(f"verify-contract {VERSION} ")
     (project / "rows.jsonl").write_text('{"reward": 1}\n{"reward": 0, "mask_sample": true}\n')
     assert "2 valid" in run([str(venv / "bin" / "verify-contract"), "check", "rows.jsonl"], cwd=project)
+    # The installed package's fast path: the compiled pre-check, the text keys and the generated wording
+    # table (without it every contract defect would go to jsonschema: right, but slow), and --jobs.
+    (project / "bad.jsonl").write_text('{"reward": "1"}\n{"reward": 1,\n{"reward": NaN}\n{"reward": 1}\n' * 3)
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from verify_contract.cli import main\n"
+        "for jobs in ('1', '2'):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "        code = main(['check', '--format', 'json', '--jobs', jobs, 'bad.jsonl'])\n"
+        "    report = json.loads(out.getvalue())\n"
+        "    print(code, report['precheck'], report['valid'], report['invalid'])\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    assert run([python, "-c", probe], cwd=project).splitlines() == ["1 compiled 3 9", "1 compiled 3 9", "False"]
     for index, block in enumerate(blocks("README.md")):
         if "def test_" in block.code:  # the pytest plugin's example, through the installed entry point
             (project / f"test_readme_{index}.py").write_text(block.code)
