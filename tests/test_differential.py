@@ -215,7 +215,7 @@ def _gen_corpus() -> Any:
 
 
 # Every invalid line's defect different: new wrong values, malformed and unregistered kinds, cut points,
-# NaN places and duplicate names on every line (what the memo cannot share and the stand-ins must get right).
+# NaN places and duplicate names on every line (what the memo cannot share and the wording table must word right).
 DISTINCT = {
     size: "".join(line + "\n" for line in _gen_corpus().generate(lines, size, 7, 0.2, "distinct")[0]).encode()
     for size, lines in (("small", 2500), ("large", 150))

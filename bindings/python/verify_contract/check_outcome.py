@@ -10,7 +10,7 @@ from verify_contract.contract import contract_model
 from verify_contract.findings import Finding, Severity
 from verify_contract.mask import MaskTypeError, effective_mask
 from verify_contract.records import FrozenRecord
-from verify_contract.semantic import value_at
+from verify_contract.semantic import registered_kinds, value_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _fact_fields(version: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] 
         legacy.path if legacy is not None else None,
         kind.path if kind is not None and kinds is not None else None,
         kinds["namespace_separator"] if kinds else "",
-        frozenset(k["id"] for k in kinds["registered"]) if kinds else frozenset(),
+        registered_kinds(version),
     )
 
 

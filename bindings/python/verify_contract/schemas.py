@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verify_contract.contract import contract_model
+from verify_contract.semantic import registered_kinds
 from verify_contract.versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
 
 if TYPE_CHECKING:
@@ -78,5 +79,4 @@ def declared_fields(version: str) -> frozenset[str]:
 
 
 def registered_failure_kinds(version: str) -> frozenset[str]:
-    kinds = contract_model(check_version(version)).failure_kinds
-    return frozenset(kind["id"] for kind in kinds["registered"]) if kinds else frozenset()
+    return registered_kinds(check_version(version))

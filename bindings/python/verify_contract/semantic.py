@@ -41,7 +41,8 @@ def _deprecations(version: str) -> dict[str, tuple[str, str | None]]:
 
 
 @cache
-def _registered(version: str) -> frozenset[str]:
+def registered_kinds(version: str) -> frozenset[str]:
+    """The failure kinds registered at ``version`` (none before the registry)."""
     kinds = contract_model(version).failure_kinds
     return frozenset(kind["id"] for kind in kinds["registered"]) if kinds else frozenset()
 
@@ -94,7 +95,7 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
         kind = value_at(document, kind_field.path)
         where = kind_field.pointer
         if isinstance(kind, str) and kinds["namespace_separator"] not in kind:
-            registered = _registered(version)
+            registered = registered_kinds(version)
             if kind not in registered and _ecma_regex(kinds["grammar"]).find(kind) is not None:
                 found.append(
                     finding(
