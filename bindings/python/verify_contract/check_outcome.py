@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from verify_contract.contract import contract_model
 from verify_contract.findings import Finding, Severity
 from verify_contract.mask import MaskTypeError, effective_mask
 from verify_contract.records import FrozenRecord
-from verify_contract.semantic import registered_kinds, value_at
+from verify_contract.semantic import registered_kinds, role_fields, value_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -45,9 +44,7 @@ ERROR = Severity.ERROR
 def _fact_fields(version: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, str, frozenset[str]]:
     """The legacy mask's and the failure kind's member paths at ``version`` (None: not declared), the
     namespace separator and the registered kinds."""
-    model = contract_model(version)
-    legacy, kind = model.role("legacy_mask"), model.role("failure_kind")
-    kinds = model.failure_kinds
+    _, kind, kinds, _, legacy = role_fields(version)
     return (
         legacy.path if legacy is not None else None,
         kind.path if kind is not None and kinds is not None else None,

@@ -69,12 +69,12 @@ SEMANTIC_ROLES = ("reward", "failure_kind", "mask", "legacy_mask")
 
 
 @cache
-def _role_fields(
+def role_fields(
     version: str,
 ) -> tuple[Field | None, Field | None, dict[str, Any] | None, Field | None, Field | None]:
     """The fields playing the roles the semantic rules read at ``version`` (reward, failure kind, with the
-    model's failure-kind data, mask, legacy mask), looked up once: ``check`` runs the rules on every line
-    it composes."""
+    model's failure-kind data, mask, legacy mask), looked up once: ``check`` runs the rules and counts the
+    facts on every line it composes."""
     model = contract_model(version)
     roles = (model.role(role) for role in ("reward", "failure_kind", "mask", "legacy_mask"))
     reward, kind, mask, legacy = roles
@@ -85,7 +85,7 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
     """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask. They read the
     fields playing the SPEC roles (the model's ``roles``), wherever a version declares them."""
     found: list[Finding] = []
-    reward_field, kind_field, kinds, mask_field, legacy_field = _role_fields(version)
+    reward_field, kind_field, kinds, mask_field, legacy_field = role_fields(version)
     if reward_field is not None:
         reward = value_at(document, reward_field.path)
         if isinstance(reward, float) and not math.isfinite(reward):
