@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,13 @@ from verify_contract.check import CheckOptions, check_paths
 def test_line_numbers_across_chunks_and_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int, fork: bool
 ) -> None:
-    # Small chunks (one process) and small byte ranges read by the workers (--jobs 2: dealt out to forked
+    # Small chunks (one process) and small byte ranges read by the workers (--jobs 2: taken by forked
     # processes, or, where they cannot fork, sent to a multiprocessing pool), each cut into chunks.
     if not fork:
         monkeypatch.setattr(check_workers, "can_fork", lambda: False)
     monkeypatch.setattr(check, "line_views", functools.partial(inputs.line_views, chunk_bytes=997))
     monkeypatch.setattr(check, "RANGE_BYTES", 3001)
+    monkeypatch.setattr(check, "SHARE_MIN_BYTES", 1000)  # the ranges are made equal shares
     monkeypatch.setattr(check, "CHUNK_BYTES", 499)
     expected = []
     paths = []
@@ -42,6 +44,24 @@ def test_line_numbers_across_chunks_and_files(
     report = check_paths(paths, options=CheckOptions(profile="core", jobs=jobs))
     assert [(Path(f.path).name, f.line) for f in report.findings] == expected
     assert report.lines == 1200 and report.blank == 2 * (600 // 53)
+
+
+@pytest.mark.parametrize("jobs", [2, 3, 4])
+def test_ranges_give_every_process_the_same_bytes(monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
+    monkeypatch.setattr(check, "RANGE_BYTES", 1000)
+    monkeypatch.setattr(check, "SHARE_MIN_BYTES", 100)
+    for size in (jobs * 100, 999, 1000, 1001, 5 * 1000 + 1, 123_457):
+        ranges = check._ranges(size, jobs)
+        # contiguous, the whole file, none longer than RANGE_BYTES, as many for each process, of equal sizes
+        assert ranges[0][0] == 0 and ranges[-1][1] == size
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+        assert max(stop - start for start, stop in ranges) <= 1000
+        assert len(ranges) % jobs == 0
+        shares = [sum(stop - start for start, stop in ranges[me::jobs]) for me in range(jobs)]
+        assert max(shares) - min(shares) <= len(ranges) // jobs
+    # below SHARE_MIN_BYTES per process a file stays whole-range (no fork for a small file); empty: none
+    assert check._ranges(jobs * 100 - 1, jobs) == [(0, jobs * 100 - 1)]
+    assert check._ranges(0, jobs) == []
 
 
 @pytest.mark.parametrize("chunk_bytes", [1, 7, 64, 997])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 
@@ -23,13 +24,39 @@ def _no_children_left() -> bool:
 
 
 def test_results_come_in_task_order_from_every_process() -> None:
+    def run(task: tuple[str, int]) -> tuple[int, int]:
+        time.sleep(0.01)  # long enough that every process is started before the tickets run out
+        return task[1], os.getpid()
+
     tasks = [("range", n) for n in range(30)] + [("doc", 30)]
-    results = list(check_workers.results_in_order(tasks, 3, lambda t: (t[1], os.getpid()), lambda t: t[0] == "range"))
+    results = list(check_workers.results_in_order(tasks, 3, run, lambda t: t[0] == "range"))
     assert [n for n, _ in results] == list(range(31))
     pids = [pid for _, pid in results]
-    assert len(set(pids)) == 3  # the parent and two children
-    assert pids[0] == os.getpid() and pids[1] != pids[0] and pids[2] not in pids[:2]  # dealt out in turn
+    assert len(set(pids)) == 3  # the parent and two children each took tasks
     assert pids[30] == os.getpid()  # a task that is not shareable runs in the parent
+    assert _no_children_left()
+
+
+def test_a_slow_process_takes_fewer_tasks() -> None:
+    # Tasks are taken, not dealt: a child slowed down (here: 10 times) leaves the rest to the others, where
+    # dealing every other task would have made the run wait for its half.
+    parent = os.getpid()
+
+    def run(task: int) -> int:
+        time.sleep(0.002 if os.getpid() == parent else 0.02)
+        return os.getpid()
+
+    pids = list(check_workers.results_in_order(list(range(100)), 2, run, lambda t: True))
+    assert pids.count(parent) > 75 and len(set(pids)) == 2
+
+
+def test_more_tasks_than_the_ticket_pipe_holds() -> None:
+    # A ticket stands for a group of consecutive tasks once they outnumber the pipe's tickets.
+    assert check_workers._groups(list(range(10)), 4) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert check_workers._groups([2, 5, 7], 16) == [[2], [5], [7]]
+    count = 70_000  # more than a default pipe's 16,384 tickets
+    results = list(check_workers.results_in_order(list(range(count)), 2, lambda t: t, lambda t: True))
+    assert results == list(range(count))
     assert _no_children_left()
 
 
@@ -50,8 +77,11 @@ def test_an_error_in_a_worker_is_raised_in_the_parent() -> None:
 
 
 def test_a_worker_killed_midway_is_reported() -> None:
+    parent = os.getpid()
+
     def run(task: int) -> int:
-        if task == 3:
+        time.sleep(0.01)
+        if os.getpid() != parent:  # the first task a child takes
             os.kill(os.getpid(), signal.SIGKILL)
         return task
 

@@ -69,7 +69,19 @@ Progress = Callable[[int, int], None]
 
 
 RANGE_BYTES = 16 << 20
-"""With --jobs, a plain file is cut into byte ranges of this size that the workers read themselves."""
+"""With --jobs, a plain file is cut into byte ranges of at most this size that the workers read themselves."""
+SHARE_MIN_BYTES = 4 << 20
+"""With --jobs N, a file smaller than N times this is one range: a fork costs more than such a share saves."""
+
+
+def _ranges(size: int, jobs: int) -> list[tuple[int, int]]:
+    """A plain file's byte ranges for ``jobs`` processes: each at most RANGE_BYTES, and, once the file is
+    worth sharing, a multiple of ``jobs`` of them of equal size, so that processes of equal speed run out of
+    ranges together (ranges of RANGE_BYTES and a short last one left one process a range behind)."""
+    count = -(-size // RANGE_BYTES)  # none for an empty file
+    if size >= jobs * SHARE_MIN_BYTES:
+        count = -(-count // jobs) * jobs
+    return [(size * i // count, size * (i + 1) // count) for i in range(count)]
 
 
 def _line_start(data: mmap.mmap, offset: int) -> int:
@@ -124,9 +136,8 @@ def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> 
                 yield ("doc", source.name, read_all(source))
                 continue
             if options.jobs > 1 and source.file is not None and plain_file(source):
-                size = os.stat(source.file).st_size
-                for start in range(0, size, RANGE_BYTES):
-                    yield ("range", source.file, start, min(start + RANGE_BYTES, size), start == 0, source.name)
+                for start, stop in _ranges(os.stat(source.file).st_size, options.jobs):
+                    yield ("range", source.file, start, stop, start == 0, source.name)
                 continue
             first = True
             for chunk in line_views(source):
