@@ -13,6 +13,7 @@ import pytest
 
 from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check_command import ProgressLine
+from verify_contract.check_report import dumps_report_data
 from verify_contract.cli import main
 
 from corpus_lines import kind_lines, mutated_lines
@@ -49,6 +50,33 @@ def test_json_keeps_the_first_versions_keys(tmp_path: Path) -> None:
         (4, "legacy-mask-only", "warning"),
     ]
     assert report["findings"][0]["message"] == "/reward: '1.0' is not of type 'number'"
+
+
+@pytest.mark.parametrize("findings", [0, 1, 3])
+def test_json_report_layout_one_finding_a_line(findings: int) -> None:
+    # Indented by two spaces, each finding on a line of its own, in its place among the keys; the text is
+    # the data (non-ASCII and control characters included).
+    data: dict[str, Any] = {"contract_version": "1.2.0", "rules": {"reward-type": findings}, "findings": []}
+    for n in range(findings):
+        data["findings"].append({"path": "ö.jsonl", "line": n + 1, "message": 'a "quoted"\nmessage é\u2028'})
+    data["input_errors"] = ["x: not found"]
+    text = dumps_report_data(data)
+    assert json.loads(text) == data and list(json.loads(text)) == list(data)
+    lines = text.split("\n")  # not splitlines: a message's U+2028 is no line end to JSON tools
+    assert lines[0] == "{" and lines[-1] == "}" and ("ö.jsonl" in text) == bool(findings)
+    listed = [line for line in lines if line.startswith('    {"path"')]
+    assert len(listed) == findings and all(json.loads(line.rstrip(",")) in data["findings"] for line in listed)
+    assert ('"findings": []' in text) == (findings == 0)
+    if findings == 1:  # the whole text, once
+        assert text == (
+            '{\n  "contract_version": "1.2.0",\n  "rules": {\n    "reward-type": 1\n  },\n  "findings": [\n'
+            '    {"path": "ö.jsonl", "line": 1, "message": "a \\"quoted\\"\\nmessage é\u2028"}\n  ],\n'
+            '  "input_errors": [\n    "x: not found"\n  ]\n}'
+        )
+    # findings first or last among the keys
+    assert json.loads(dumps_report_data({"findings": data["findings"]})) == {"findings": data["findings"]}
+    first = {"findings": data["findings"], "lines": 3}
+    assert json.loads(dumps_report_data(first)) == first
 
 
 def test_exit_codes_and_warnings_as_errors(tmp_path: Path) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 
 from verify_contract import fastpath
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, Report, check_paths
+from verify_contract.check_report import dumps_report_data
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
@@ -101,7 +101,7 @@ def format_json(report: Report, options: CheckOptions) -> str:
         item["message"] = cap(item["message"])
     data["precheck"] = precheck(options)
     data["hints"] = hints(report)
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    return dumps_report_data(data)
 
 
 class ProgressLine:
