@@ -22,7 +22,7 @@ def test_line_numbers_across_chunks_and_files(
         monkeypatch.setattr(check_workers, "can_fork", lambda: False)
     monkeypatch.setattr(check, "line_views", functools.partial(inputs.line_views, chunk_bytes=997))
     monkeypatch.setattr(check, "RANGE_BYTES", 3001)
-    monkeypatch.setattr(check, "SHARE_MIN_BYTES", 1000)  # the ranges are made equal shares
+    monkeypatch.setattr(check, "SHARE_MIN_BYTES", 1000)  # the files are shared, ending in short ranges
     monkeypatch.setattr(check, "CHUNK_BYTES", 499)
     expected = []
     paths = []
@@ -47,19 +47,20 @@ def test_line_numbers_across_chunks_and_files(
 
 
 @pytest.mark.parametrize("jobs", [2, 3, 4])
-def test_ranges_give_every_process_the_same_bytes(monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
+def test_ranges_cover_the_file_and_end_short(monkeypatch: pytest.MonkeyPatch, jobs: int) -> None:
     monkeypatch.setattr(check, "RANGE_BYTES", 1000)
     monkeypatch.setattr(check, "SHARE_MIN_BYTES", 100)
     for size in (jobs * 100, 999, 1000, 1001, 5 * 1000 + 1, 123_457):
         ranges = check._ranges(size, jobs)
-        # contiguous, the whole file, none longer than RANGE_BYTES, as many for each process, of equal sizes
+        # contiguous, the whole file, none empty or longer than RANGE_BYTES
         assert ranges[0][0] == 0 and ranges[-1][1] == size
         assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
-        assert max(stop - start for start, stop in ranges) <= 1000
-        assert len(ranges) % jobs == 0
-        shares = [sum(stop - start for start, stop in ranges[me::jobs]) for me in range(jobs)]
-        assert max(shares) - min(shares) <= len(ranges) // jobs
-    # below SHARE_MIN_BYTES per process a file stays whole-range (no fork for a small file); empty: none
+        lengths = [stop - start for start, stop in ranges]
+        assert min(lengths) > 0 and max(lengths) <= 1000
+        # the last jobs * TAIL_RANGES ranges are short: together at most SHARE_MIN_BYTES a process
+        tail = lengths[-jobs * check.TAIL_RANGES :]
+        assert len(lengths) > len(tail) and sum(tail) <= jobs * 100 and max(tail) <= min(lengths[: -len(tail)])
+    # below SHARE_MIN_BYTES a process a file stays one range (no fork for a small file); empty: none
     assert check._ranges(jobs * 100 - 1, jobs) == [(0, jobs * 100 - 1)]
     assert check._ranges(0, jobs) == []
 

@@ -72,16 +72,26 @@ RANGE_BYTES = 16 << 20
 """With --jobs, a plain file is cut into byte ranges of at most this size that the workers read themselves."""
 SHARE_MIN_BYTES = 4 << 20
 """With --jobs N, a file smaller than N times this is one range: a fork costs more than such a share saves."""
+TAIL_RANGES = 4
+"""Per process, the number of short ranges a shared file ends with (see ``_ranges``)."""
 
 
 def _ranges(size: int, jobs: int) -> list[tuple[int, int]]:
-    """A plain file's byte ranges for ``jobs`` processes: each at most RANGE_BYTES, and, once the file is
-    worth sharing, a multiple of ``jobs`` of them of equal size, so that processes of equal speed run out of
-    ranges together (ranges of RANGE_BYTES and a short last one left one process a range behind)."""
-    count = -(-size // RANGE_BYTES)  # none for an empty file
-    if size >= jobs * SHARE_MIN_BYTES:
-        count = -(-count // jobs) * jobs
-    return [(size * i // count, size * (i + 1) // count) for i in range(count)]
+    """A plain file's byte ranges for ``jobs`` processes, in file order, each at most RANGE_BYTES.
+
+    Processes take the next range when free (``check_workers``), so they finish at most one range apart;
+    a shared file therefore ends in ``jobs * TAIL_RANGES`` short ranges (its last ``jobs * SHARE_MIN_BYTES``
+    bytes at most), and what waits at the end is a fraction of a short range, not of a 16 MiB one.
+    """
+    if size < jobs * SHARE_MIN_BYTES:
+        return [(0, size)] if size else []
+    tail = min(size // 2, jobs * SHARE_MIN_BYTES)
+    head = size - tail
+    count = -(-head // RANGE_BYTES)
+    cuts = [head * i // count for i in range(count)]
+    short = jobs * TAIL_RANGES
+    cuts += [head + tail * i // short for i in range(short)]
+    return list(zip(cuts, [*cuts[1:], size], strict=True))
 
 
 def _line_start(data: mmap.mmap, offset: int) -> int:
