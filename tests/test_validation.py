@@ -5,6 +5,7 @@ from jsonschema import ValidationError
 
 from verify_contract import LATEST_VERSION, semantic, validate, validation
 from verify_contract.contract import contract_model
+from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import RULES
 
 
@@ -16,14 +17,22 @@ def test_non_finite_reward_from_python() -> None:
 
 
 def test_deprecated_kind_warns(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The semantic rule reads (since, renamed to) per deprecated kind; no kind is deprecated yet, so one is.
-    monkeypatch.setattr(
-        semantic, "_deprecations", lambda version: {"judge_failed": (LATEST_VERSION, "judge_unparseable")}
-    )
+    # The semantic rule and deprecated_kinds read the model's deprecation entries (semantic.deprecations); no
+    # kind is deprecated yet, so one is.
+    entry = {"in": LATEST_VERSION, "reason": "renamed", "renamed_to": "judge_unparseable"}
+    monkeypatch.setattr(semantic, "deprecations", lambda version: {"judge_failed": entry})
+    monkeypatch.setattr(validation, "deprecations", semantic.deprecations)
     result = validate({"reward": 0.0, "failure_kind": "judge_failed"}, profile="core")
     assert result.valid
     assert result.rules == ["failure-kind-deprecated"]
     assert "judge_unparseable" in result.findings[0].message
+    validation.deprecated_kinds.cache_clear()
+    try:
+        assert validation.deprecated_kinds(LATEST_VERSION) == {
+            "judge_failed": Deprecation(LATEST_VERSION, "renamed", "judge_unparseable")
+        }
+    finally:
+        validation.deprecated_kinds.cache_clear()
 
 
 def test_no_kind_is_deprecated_yet() -> None:

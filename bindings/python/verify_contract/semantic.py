@@ -33,11 +33,12 @@ def ecma_search(pattern: str, text: str) -> bool:
 
 
 @cache
-def _deprecations(version: str) -> dict[str, tuple[str, str | None]]:
-    """Registered kinds deprecated at or before ``version``: (since, renamed to)."""
+def deprecations(version: str) -> dict[str, dict[str, Any]]:
+    """Registered kinds deprecated at or before ``version``: each one's ``deprecated`` entry of the model
+    (``in``, ``reason``, ``renamed_to``). Read here only; ``validation.deprecated_kinds`` types it."""
     kinds = contract_model(version).failure_kinds
     registered = kinds["registered"] if kinds else []
-    return {k["id"]: (k["deprecated"]["in"], k["deprecated"].get("renamed_to")) for k in registered if k["deprecated"]}
+    return {kind["id"]: kind["deprecated"] for kind in registered if kind["deprecated"]}
 
 
 @cache
@@ -105,9 +106,9 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
                         where,
                     )
                 )
-            deprecation = _deprecations(version).get(kind)
+            deprecation = deprecations(version).get(kind)
             if deprecation is not None and kind in registered:
-                since, renamed_to = deprecation
+                since, renamed_to = deprecation["in"], deprecation.get("renamed_to")
                 hint = f"; use {renamed_to!r}" if renamed_to else ""
                 found.append(
                     finding("failure-kind-deprecated", f"{where}: {kind!r} is deprecated since {since}{hint}", where)

@@ -15,7 +15,7 @@ from verify_contract.contract import ContractModel, RuleChoice, contract_model
 from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, json_pointer
 from verify_contract.schemas import profile_reference, profile_schema, registry_of, schema_registry
-from verify_contract.semantic import ecma_search, semantic_findings
+from verify_contract.semantic import deprecations, ecma_search, semantic_findings
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
 
 if TYPE_CHECKING:
@@ -163,13 +163,9 @@ def findings_of_errors(errors: Iterable[ValidationError], model: ContractModel) 
 @cache
 def deprecated_kinds(version: str) -> dict[str, Deprecation]:
     """Registered kinds deprecated at or before ``version``, with their deprecation."""
-    kinds = contract_model(version).failure_kinds
     return {
-        kind["id"]: Deprecation(
-            kind["deprecated"]["in"], kind["deprecated"]["reason"], kind["deprecated"].get("renamed_to")
-        )
-        for kind in (kinds["registered"] if kinds else [])
-        if kind["deprecated"]
+        kind: Deprecation(entry["in"], entry["reason"], entry.get("renamed_to"))
+        for kind, entry in deprecations(version).items()
     }
 
 
