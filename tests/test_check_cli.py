@@ -210,7 +210,15 @@ def test_jobs_stop_with_the_parent_on_interrupt(tmp_path: Path) -> None:
     line = b'{"reward": 1e400, "note": "%s"}\n' % (b"x" * 200)
     path.write_bytes(line * 160_000)
     command = [sys.executable, "-m", "verify_contract", "check", "--jobs", "2", str(path)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # SIGINT at its default, as in a terminal: a shell without job control starts background commands (a CI
+    # step run with `&`, say) with SIGINT ignored, and Python then keeps ignoring it.
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(0.5)
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=60)

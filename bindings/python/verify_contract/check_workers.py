@@ -65,11 +65,19 @@ def _take(tickets: int) -> int | None:
 
 
 def _send(out: int, message: Any) -> None:
+    """Write one whole message. ^C is held off while it is written: a KeyboardInterrupt between two writes
+    would leave half a message in the pipe, and the _Failure sent after it would be read as its rest."""
+    import signal
+
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     data = len(data).to_bytes(_LENGTH, "little") + data
     view = memoryview(data)
-    while view:
-        view = view[os.write(out, view) :]
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        while view:
+            view = view[os.write(out, view) :]
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _child(
