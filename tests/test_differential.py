@@ -113,6 +113,27 @@ def test_contract_defects_are_composed_without_the_reference(
     check.clear_caches()
 
 
+@pytest.mark.parametrize("parser", ["json", "orjson"])
+@pytest.mark.parametrize("view", [False, True], ids=["bytes", "view"])
+def test_contract_lines_alike_by_either_parser_from_bytes_or_views(
+    monkeypatch: pytest.MonkeyPatch, parser: str, view: bool
+) -> None:
+    """check_compose parses a contract line with json (its first ORJSON_AFTER_BYTES) or orjson, from bytes
+    (check_bytes) or from a view of the read buffer (files), terminator ("\n" or "\r\n") included."""
+    monkeypatch.setattr(check_compose, "_loads", None if parser == "json" else orjson.loads)
+    monkeypatch.setattr(check_compose, "_json_bytes", 0)
+    lines = [template % ((i,) * template.count(b"%d")) for i in range(10) for template in CONTRACT_DEFECTS]
+    data = b"".join(line + (b"\r\n" if n % 2 else b"\n") for n, line in enumerate(lines))
+    options = CheckOptions(LATEST, "gym", max_findings=10**6)
+    check.clear_caches()
+    fast = check_chunk(memoryview(data) if view else data, 1, "defects", options)
+    check.clear_caches()
+    slow = check_chunk(data, 1, "defects", CheckOptions(LATEST, "gym", max_findings=10**6, fast=False))
+    assert fast == slow and fast.invalid >= 40
+    assert (check_compose._loads is None) == (parser == "json")  # json stayed json: under its threshold
+    check.clear_caches()
+
+
 def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The control of the two tests above: a table whose wording of one case drifted from the reference's
     (as it would if a schema changed without regenerating) makes check's report differ from the reference."""

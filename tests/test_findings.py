@@ -139,3 +139,17 @@ def test_a_finding_is_an_immutable_value_copied_with_replace() -> None:
             assert (rule, severity, message, pointer) == ("PROPERTY_ADDED", Severity.INFO, "added", "/x")
         case _:
             pytest.fail("a positional class pattern no longer matches a Finding")
+
+
+def test_finding_and_outcome_set_every_slot_in_order() -> None:
+    # Both set their slots one by one rather than through FrozenRecord._freeze (check builds them per bad
+    # line): every value lands in its own slot, defaults included, and a slot added later is not left unset.
+    from verify_contract.check_outcome import Outcome
+
+    values = ("rule-x", Severity.WARNING, "a message", "/reward", "a.json", {"level": "must"})
+    item = Finding(*values)
+    assert item._values() == values and len(Finding.__slots__) == len(values)
+    assert Finding("r", Severity.ERROR, "m")._values() == ("r", Severity.ERROR, "m", "", "", {})
+    outcome = ((item,), True, True, False, "namespaced")
+    assert Outcome(*outcome)._values() == outcome and len(Outcome.__slots__) == len(outcome)
+    assert Outcome((), False)._values() == ((), False, False, False, None)

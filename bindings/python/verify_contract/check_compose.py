@@ -365,12 +365,13 @@ def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> t
 # the usual dump) never pays it, and one with many pays at most about twice what knowing in advance would.
 ORJSON_AFTER_BYTES = 2 << 20
 _json_bytes = 0
-_loads: Callable[[bytes], Any] | None = None
+_loads: Callable[[bytes | memoryview], Any] | None = None
 
 
-def parse_strict(raw: bytes) -> Any:
+def parse_strict(raw: bytes | memoryview) -> Any:
     """The document of a line the pre-check proved strict JSON (no duplicate name, finite numbers, integers
-    short enough, no lone surrogate): json and orjson both build exactly what ``parse_json`` would."""
+    short enough, no lone surrogate): json and orjson both build exactly what ``parse_json`` would. orjson
+    reads a view of the input as it is; json wants bytes."""
     global _json_bytes, _loads
     if _loads is not None:
         return _loads(raw)
@@ -379,11 +380,12 @@ def parse_strict(raw: bytes) -> Any:
         import orjson
 
         _loads = orjson.loads
-    return json.loads(raw)
+    return json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
 
 
-def contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
-    """A line the pre-check found to be strict JSON (no duplicate, finite, shallow, small integers)."""
+def contract_outcome(raw: bytes | memoryview, version: str, profile: Profile) -> Outcome:
+    """A line the pre-check found to be strict JSON (no duplicate, finite, shallow, small integers), with or
+    without its line terminator."""
     composer = _composer(version, profile)
     if composer is None:
         return _reference(raw, version, profile)
@@ -412,10 +414,10 @@ def contract_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
     return facts(document, tuple(found), version)
 
 
-def _reference(raw: bytes, version: str, profile: Profile) -> Outcome:
+def _reference(raw: bytes | memoryview, version: str, profile: Profile) -> Outcome:
     from verify_contract.check_reference import reference_outcome
 
-    return reference_outcome(raw, version, profile)
+    return reference_outcome(bytes(raw).rstrip(b"\r\n"), version, profile)  # the line, without its terminator
 
 
 def clear_caches() -> None:

@@ -34,9 +34,15 @@ class Outcome(FrozenRecord):
         legacy: bool = False,
         kind: str | None = None,
     ) -> None:
-        self._freeze(findings, valid, masked, legacy, kind)
+        # The slots one by one (one outcome per distinct line; see Finding.__init__).
+        _set_findings(self, findings)
+        _set_valid(self, valid)
+        _set_masked(self, masked)
+        _set_legacy(self, legacy)
+        _set_kind(self, kind)
 
 
+_set_findings, _set_valid, _set_masked, _set_legacy, _set_kind = Outcome._slot_setters
 ERROR = Severity.ERROR
 
 

@@ -93,7 +93,14 @@ class Finding(FrozenRecord):
         file: str = "",
         context: Mapping[str, Any] | None = None,
     ) -> None:
-        self._freeze(rule, severity, message, pointer, file, {} if context is None else context)
+        # The slots one by one, not through _freeze's loop: check builds a finding per distinct bad line, and
+        # this takes 0.6 us against 1.4 (tests/test_findings.py holds the order to __slots__).
+        _set_rule(self, rule)
+        _set_severity(self, severity)
+        _set_message(self, message)
+        _set_pointer(self, pointer)
+        _set_file(self, file)
+        _set_context(self, {} if context is None else context)
 
     def __hash__(self) -> int:
         return hash((self.rule, self.severity, self.message, self.pointer, self.file))
@@ -131,6 +138,9 @@ class Finding(FrozenRecord):
         if self.context:
             data["context"] = dict(self.context)
         return data
+
+
+_set_rule, _set_severity, _set_message, _set_pointer, _set_file, _set_context = Finding._slot_setters
 
 
 def finding(rule_id: str, message: str, pointer: str = "") -> Finding:
