@@ -81,7 +81,7 @@ class Tally(Record):
             self.invalid += times
         for item in outcome.findings:
             self.rules[item.rule] += times
-            self.severities[item.severity.value] += times
+            self.severities[item.severity] += times  # a str enum: the key is its value ("error")
 
     def list(self, outcome: Outcome, path: str, line: int | None) -> None:
         for item in outcome.findings:
