@@ -89,7 +89,7 @@ def clean_line_file(workdir: Path) -> Path:
 
 
 CHECK_ROW = "verify-contract check ONE_CLEAN_LINE.jsonl"
-UNCOMPILED_ROW = CHECK_ROW + ", no bytecode cache (modules compiled on every start)"
+UNCOMPILED_ROW = CHECK_ROW + ", the project's modules compiled on every start (no bytecode cache for them)"
 
 
 def commands(path: Path) -> dict[str, tuple[list[str], bool]]:

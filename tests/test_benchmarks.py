@@ -32,6 +32,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "### targets" in run.stdout
     parsed: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    parsed["workdir"] = str(workdir)
     return parsed
 
 
@@ -66,7 +67,7 @@ def test_check_rows_count_what_the_corpus_labels_say(results: dict[str, Any]) ->
 def test_startup_memory_and_targets_are_reported(results: dict[str, Any]) -> None:
     startup = {entry["name"]: entry for entry in results["startup"]}
     check = "verify-contract check ONE_CLEAN_LINE.jsonl"
-    uncompiled = check + ", no bytecode cache (modules compiled on every start)"
+    uncompiled = check + ", the project's modules compiled on every start (no bytecode cache for them)"
     assert set(startup) == {"python -c pass", 'python -c "import orjson"', check, uncompiled}
     assert all(entry["exit_code"] == 0 and entry["median_ms"] > 0 for entry in startup.values())  # the line is clean
     assert results["phases"][-1]["name"].startswith("check the one-line file (exit 0)")
@@ -77,3 +78,16 @@ def test_startup_memory_and_targets_are_reported(results: dict[str, Any]) -> Non
     assert all(isinstance(target["met"], bool) and math.isfinite(target["measured"]) for target in targets)
     machine = results["machine"]
     assert machine["cores"] >= 1 and machine["cpu"] and len(machine["load_average_end"]) == 3
+
+
+def test_the_uncompiled_start_up_reads_a_cache_without_the_project(results: dict[str, Any]) -> None:
+    # That row's children look for bytecode in a copy of the cache with the project's modules left out:
+    # those are compiled on every start, the standard library's are read, whatever __pycache__ folders an
+    # editable install keeps beside the sources.
+    import verify_contract
+
+    package = Path(verify_contract.__file__).resolve().parent
+    cache, copy = Path(results["workdir"]) / "pycache", Path(results["workdir"]) / "pycache-without-project"
+    inside = package.relative_to(package.anchor)
+    assert any((cache / inside).glob("*.pyc")) and not (copy / inside).exists()
+    assert any(copy.rglob("json/*.pyc"))  # the standard library's stay
