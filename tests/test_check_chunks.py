@@ -76,3 +76,28 @@ def test_line_views_are_the_input_in_whole_lines(tmp_path: Path, chunk_bytes: in
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     assert list(inputs.line_views(inputs.Source("empty", empty), chunk_bytes)) == []
+
+
+@pytest.mark.parametrize(
+    ("judge", "line"),
+    [
+        ("check_compose.contract_outcome", b'{"reward": "0.5"}\n'),
+        ("check_lines.reference_line", b'{"reward": 1e400}\n'),
+    ],
+    ids=["contract", "reference"],
+)
+def test_an_interrupt_while_judging_a_mapped_line_stays_an_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judge: str, line: bytes
+) -> None:
+    # --jobs workers judge lines from views of a mapped file. ^C in the middle of judging one leaves the
+    # view in the traceback's frames; unless check releases it, closing the map raises BufferError over the
+    # KeyboardInterrupt (a traceback instead of "interrupted", exit 1 instead of 130).
+    def interrupted(line: memoryview, version: str, profile: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(f"verify_contract.{judge}", interrupted)
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"reward": 1.0}\n' * 10 + line)
+    check.clear_caches()  # the line's outcome is not remembered from another test: it is judged
+    with pytest.raises(KeyboardInterrupt):
+        check._check_range_task((str(path), 0, path.stat().st_size, "a.jsonl", CheckOptions(profile="core")))

@@ -32,6 +32,7 @@ import json
 import os
 from functools import cache, lru_cache
 
+from verify_contract.check_lines import reference_line
 from verify_contract.check_outcome import Outcome, facts
 from verify_contract.contract import ContractModel, Field, contract_model
 from verify_contract.findings import RULES, Finding, Severity, finding
@@ -388,12 +389,12 @@ def contract_outcome(raw: bytes | memoryview, version: str, profile: Profile) ->
     without its line terminator."""
     composer = _composer(version, profile)
     if composer is None:
-        return _reference(raw, version, profile)
+        return reference_line(raw, version, profile)
     layout, members, root = composer
     try:
         document = parse_strict(raw)
     except ValueError:  # json's and orjson's errors: the pre-check's proof failed, let the reference say why
-        return _reference(raw, version, profile)
+        return reference_line(raw, version, profile)
     if not isinstance(document, dict):
         from verify_contract.check_reference import document_outcome
 
@@ -412,12 +413,6 @@ def contract_outcome(raw: bytes | memoryview, version: str, profile: Profile) ->
     # The semantic rules are plain Python over a few members: the reference's own function, on the document.
     found.extend(semantic_findings(document, version))
     return facts(document, tuple(found), version)
-
-
-def _reference(raw: bytes | memoryview, version: str, profile: Profile) -> Outcome:
-    from verify_contract.check_reference import reference_outcome
-
-    return reference_outcome(bytes(raw).rstrip(b"\r\n"), version, profile)  # the line, without its terminator
 
 
 def clear_caches() -> None:

@@ -78,16 +78,17 @@ def _text_events() -> Callable[[bytes], Outcome | None]:
     return text_event_outcome
 
 
-def _contract_lines() -> Callable[[bytes | memoryview, str, Profile], Outcome]:
+def _contract_lines() -> Callable[[memoryview, str, Profile], Outcome]:
     from verify_contract.check_compose import contract_outcome
 
     return contract_outcome
 
 
-def _reference(raw: bytes, version: str, profile: Profile) -> Outcome:
+def reference_line(line: bytes | memoryview, version: str, profile: Profile) -> Outcome:
+    """The reference's outcome for one line, its terminator stripped (it is not the line's)."""
     from verify_contract.check_reference import reference_outcome
 
-    return reference_outcome(raw, version, profile)
+    return reference_outcome(bytes(line).rstrip(b"\r\n"), version, profile)
 
 
 def _unused(*args: object) -> Outcome:
@@ -120,6 +121,7 @@ def check_chunk(
     text_event = _text_events() if _TEXT in statuses else _unused
     contract = _contract_lines() if _CONTRACT in statuses else _unused
     lines_per_key = Counter(map(_KEY, others))
+    lines = chunk if isinstance(chunk, memoryview) else memoryview(chunk)  # a line is judged from a view
     local: dict[bytes, Outcome] = {}  # this chunk's keys that the full memo could not take
     listed = tally.findings
     room = tally.max_findings
@@ -133,11 +135,14 @@ def check_chunk(
                 if key is not None and status == fastpath.STATUS_TEXT:
                     outcome = text_event(key)
                 if outcome is None:
-                    if status == fastpath.STATUS_CONTRACT:
-                        # strict JSON: its terminator is whitespace to the parser, and a view is not a copy
-                        outcome = contract(chunk[start:stop], version, profile)
-                    else:  # the reference reads the line without its terminator
-                        outcome = _reference(bytes(chunk[start:stop]).rstrip(b"\r\n"), version, profile)
+                    line = lines[start:stop]  # with its terminator (whitespace to a strict JSON parser)
+                    try:
+                        judge = contract if status == fastpath.STATUS_CONTRACT else reference_line
+                        outcome = judge(line, version, profile)
+                    finally:
+                        # Released even when judging raises (^C): a traceback's frames would keep the view,
+                        # and a mapped file (--jobs) could not be closed under the error.
+                        line.release()
                 if key is None:
                     tally.count(outcome, 1)
                 elif len(memo) < MEMO_ENTRIES:

@@ -225,12 +225,11 @@ def dumps_report_data(data: dict[str, Any]) -> str:
     own. A listing of a thousand findings is a thousand lines (not eight thousand) that grep and diff show
     whole, and json's C encoder writes them: its indenting encoder is pure Python (measured: 5.5 ms a
     thousand findings, against 3.3 ms)."""
-    names = list(data)
-    at = names.index("findings")
-    head = json.dumps({name: data[name] for name in names[:at]}, indent=2, ensure_ascii=False)
-    tail = json.dumps({name: data[name] for name in names[at + 1 :]}, indent=2, ensure_ascii=False)
-    listing = ",\n".join("    " + _ONE_LINE.encode(finding) for finding in data["findings"])
-    listing = f"[\n{listing}\n  ]" if listing else "[]"
-    # head ends "\n}", tail starts "{\n" (or is "{}"): the findings go between them, in their place
-    rest = "\n}" if tail == "{}" else "," + tail[1:]
-    return f'{head[:-2]},\n  "findings": {listing}{rest}' if at else f'{{\n  "findings": {listing}{rest}'
+    members = []
+    for name, value in data.items():
+        if name == "findings" and value:
+            text = "[\n" + ",\n".join("    " + _ONE_LINE.encode(finding) for finding in value) + "\n  ]"
+        else:  # json's own indenting, one level in (its text holds no raw newline but between tokens)
+            text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        members.append(f"  {_ONE_LINE.encode(name)}: {text}")
+    return "{\n" + ",\n".join(members) + "\n}"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -67,8 +68,6 @@ def _take(tickets: int) -> int | None:
 def _send(out: int, message: Any) -> None:
     """Write one whole message. ^C is held off while it is written: a KeyboardInterrupt between two writes
     would leave half a message in the pipe, and the _Failure sent after it would be read as its rest."""
-    import signal
-
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     data = len(data).to_bytes(_LENGTH, "little") + data
     view = memoryview(data)
@@ -191,7 +190,7 @@ def results_in_order(
             while number not in results:
                 collect(wait=False)
                 if number in results:
-                    break
+                    continue
                 ticket = _take(read_tickets)
                 if ticket is None:  # every task is taken: this one is with a child
                     if all(child.done for child in children):
@@ -218,8 +217,6 @@ def _status(status: int) -> str:
 
 def _stop(pid: int) -> None:
     """Wait for a child; one still running (the parent stopped early: an error, ^C) is terminated first."""
-    import signal
-
     try:
         done, _ = os.waitpid(pid, os.WNOHANG)
         if not done:
