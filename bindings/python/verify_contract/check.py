@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
     from typing import Any
 
+    from verify_contract.check_budget import BudgetRun
     from verify_contract.check_reference import Outcome, document_outcome, reference_outcome
 
 
@@ -171,6 +172,8 @@ def _in_order(absorb: Callable[[Tally, int], None]) -> Callable[[Tally, int, boo
                 LocatedFinding(f.path, None if f.line is None else f.line + lines_before, f.finding)
                 for f in tally.findings
             ]
+            for facts in tally.facts:
+                facts.first_line += lines_before
         absorb(tally, size)
         lines_before += tally.lines
 
@@ -193,13 +196,20 @@ def _share_by_fork(sources: list[Source]) -> bool:
     return can_fork() and all(s.is_document or (s.file is not None and plain_file(s)) for s in sources)
 
 
-def check_sources(sources: Iterable[Source], options: CheckOptions, progress: Progress | None = None) -> Report:
+def check_sources(
+    sources: Iterable[Source], options: CheckOptions, progress: Progress | None = None, budget: BudgetRun | None = None
+) -> Report:
     report = Report(options.version, options.profile, options.max_findings)
+    report.budget = budget
     done_bytes = 0
 
     def absorb(tally: Tally, size: int) -> None:
         nonlocal done_bytes
+        facts, tally.facts = tally.facts, []
         report.tally.merge(tally)
+        if budget is not None:
+            for chunk_facts in facts:  # in input order: the budget is a stream
+                budget.feed(chunk_facts)
         done_bytes += size
         if progress is not None:
             progress(done_bytes, report.lines)
@@ -273,12 +283,58 @@ def check_paths(
     *,
     options: CheckOptions | None = None,
     progress: Progress | None = None,
+    budget: BudgetRun | None = None,
+    sidecars: bool = True,
 ) -> Report:
-    """Check files, directories, globs or ``-``; unreadable inputs are listed in ``report.input_errors``."""
+    """Check files, directories, globs or ``-``; unreadable inputs are listed in ``report.input_errors``.
+
+    ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``sidecars``: a NeMo Gym
+    failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input, is read as failed
+    rollouts after the main inputs, not checked as verify responses; a run that finds one and has no budget
+    gets an unbounded one, so its report counts them.
+    """
     options = options or CheckOptions(version, profile)
     sources, errors = resolve([str(p) for p in paths])
-    report = check_sources(sources, options, progress)
+    failures_files: list[str] = []
+    if sidecars:
+        from verify_contract import check_budget
+
+        mains = []
+        for source in sources:
+            if source.file is not None and check_budget.is_sidecar(source.file):
+                failures_files.append(source.file)
+            else:
+                mains.append(source)
+        for source in mains:
+            found = check_budget.sidecar_of(source.file) if source.file is not None else None
+            if found is not None and found not in failures_files:
+                failures_files.append(found)
+        sources = mains
+        if failures_files and budget is None:
+            from verify_contract.budget import FailureBudget
+
+            budget = check_budget.BudgetRun(FailureBudget(), check_budget.FactSpec())
+    if budget is not None and options.facts is None:
+        options = CheckOptions(
+            options.version, options.profile, options.max_findings, options.fast, options.jobs, budget.spec
+        )
+    report = check_sources(sources, options, progress, budget)
     report.input_errors[:0] = errors
+    if budget is not None:
+        from verify_contract.check_budget import read_sidecar
+
+        for file in failures_files:
+            try:
+                read = read_sidecar(file, budget.spec)
+            except OSError as error:
+                report.input_errors.append(f"{file}: cannot read the failures file: {error.strerror or error}")
+                continue
+            for line, finding in read.findings:
+                report.tally.rules[finding.rule] += 1
+                report.tally.severities[finding.severity.value] += 1
+                if len(report.tally.findings) < report.max_findings:
+                    report.tally.findings.append(LocatedFinding(file, line, finding))
+            budget.add_sidecar(file, read)
     return report
 
 

@@ -17,20 +17,23 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from verify_contract.check_budget import FactSpec
     from verify_contract.check_outcome import Outcome
 
 
 class CheckOptions(FrozenRecord):
     """How ``check`` runs: contract version, profile, how many findings to list, the fast path or the
     reference alone (``fast=False``: every line through the reference, for the differential test and for
-    distrust), and worker processes."""
+    distrust), worker processes, and what a failure budget needs of each line (``facts``, SPEC 11; None: no
+    budget)."""
 
-    __slots__ = ("version", "profile", "max_findings", "fast", "jobs")  # noqa: RUF023 (the constructor's order)
+    __slots__ = ("version", "profile", "max_findings", "fast", "jobs", "facts")  # noqa: RUF023 (constructor order)
     version: str
     profile: Profile
     max_findings: int
     fast: bool
     jobs: int
+    facts: FactSpec | None
 
     def __init__(
         self,
@@ -39,8 +42,9 @@ class CheckOptions(FrozenRecord):
         max_findings: int = DEFAULT_MAX_FINDINGS,
         fast: bool = True,
         jobs: int = 1,
+        facts: FactSpec | None = None,
     ) -> None:
-        self._freeze(version, profile, max_findings, fast, jobs)
+        self._freeze(version, profile, max_findings, fast, jobs, facts)
 
 
 MEMO_ENTRIES = 4096
@@ -112,7 +116,10 @@ def check_chunk(
     statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
     tally.lines = len(statuses)
     tally.add_clean(statuses)
+    unsettled: dict[int, Outcome] | None = {} if options.facts is not None else None
     if not others:
+        if unsettled is not None:
+            _add_facts(tally, chunk, statuses, unsettled, first_line, path, options)
         return tally
     version, profile = options.version, options.profile
     memo = outcome_memo(version, profile)
@@ -145,6 +152,8 @@ def check_chunk(
                         line.release()
                 if key is None:
                     tally.count(outcome, 1)
+                    if unsettled is not None:
+                        unsettled[index] = outcome
                 elif len(memo) < MEMO_ENTRIES:
                     memo[key] = outcome
                 else:
@@ -156,4 +165,24 @@ def check_chunk(
     for key, times in lines_per_key.items():
         if key is not None:
             tally.count(memo[key] if key in memo else local[key], times)
+    if unsettled is not None:
+        for index, _start, _stop, key in others:
+            if key is not None:
+                unsettled[index] = memo[key] if key in memo else local[key]
+        _add_facts(tally, chunk, statuses, unsettled, first_line, path, options)
     return tally
+
+
+def _add_facts(
+    tally: Tally,
+    chunk: bytes | memoryview,
+    statuses: bytes,
+    unsettled: dict[int, Outcome],
+    first_line: int,
+    path: str,
+    options: CheckOptions,
+) -> None:
+    from verify_contract.check_budget import chunk_facts
+
+    assert options.facts is not None
+    tally.facts.append(chunk_facts(chunk, statuses, unsettled, first_line, path, options.facts))

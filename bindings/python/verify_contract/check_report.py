@@ -15,6 +15,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
+    from verify_contract.check_budget import BudgetRun, ChunkFacts
     from verify_contract.check_outcome import Outcome
 
 DEFAULT_MAX_FINDINGS = 1000
@@ -49,6 +50,7 @@ class Tally(Record):
         "rules",
         "severities",
         "findings",
+        "facts",
     )
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -64,6 +66,7 @@ class Tally(Record):
         self.rules: Counter[str] = Counter()
         self.severities: Counter[str] = Counter()
         self.findings: list[LocatedFinding] = []
+        self.facts: list[ChunkFacts] = []  # a failure budget's view of the lines, in order (check_budget)
 
     def add(self, outcome: Outcome, path: str, line: int | None) -> None:
         self.count(outcome, 1)
@@ -116,10 +119,11 @@ class Tally(Record):
         room = self.max_findings - len(self.findings)
         if room > 0:
             self.findings.extend(other.findings[:room])
+        self.facts.extend(other.facts)
 
 
 class Report(Record):
-    __slots__ = ("contract_version", "profile", "max_findings", "files", "tally", "input_errors")  # noqa: RUF023
+    __slots__ = ("contract_version", "profile", "max_findings", "files", "tally", "input_errors", "budget")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __init__(
@@ -136,6 +140,7 @@ class Report(Record):
         self.files = files
         self.tally = Tally(max_findings)
         self.input_errors: list[str] = [] if input_errors is None else input_errors
+        self.budget: BudgetRun | None = None  # the failure budget (SPEC 11), when the run has one
 
     # The first version's names, kept for scripts that read them.
     @property
@@ -210,6 +215,7 @@ class Report(Record):
             "findings_shown": len(self.findings),
             "findings": [f.as_dict() for f in self.findings],
             "input_errors": list(self.input_errors),
+            **({} if self.budget is None else {"budget": self.budget.summary()}),
         }
 
 

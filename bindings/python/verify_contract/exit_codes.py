@@ -3,3 +3,6 @@
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_BUDGET = 3
+"""``check`` with a failure budget (SPEC 11): the masked rate or a masked run went past its bound. It outranks
+``EXIT_INVALID`` (the report lists both): a breached budget means stop the run and look."""

@@ -1,0 +1,575 @@
+"""Failure budgets (SPEC 11): is the share of masked and failed rollouts in a stream within bounds?
+
+``FailureBudget`` watches a stream of rollouts in order, one ``observe`` (a verify response) or
+``observe_failure`` (a row of a collector's failures file) each, and answers what changed: a warning or a
+breach of the masked rate over the last ``window`` rollouts (overall and in each group), or a run of
+consecutive masked rollouts too long. ``summary()`` says where the stream stands. ``verify-contract check``
+feeds the same state machine, so the library, the CLI and the stream vectors count alike.
+
+Pure Python and cheap: no pydantic, no jsonschema, a few attribute updates per rollout (benchmarks/bench.py
+has a row: ``observe`` against ``orjson.loads`` of the same line).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
+
+from verify_contract.mask import MASK_ROLES
+from verify_contract.records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = [
+    "ABSENT_GROUP",
+    "BUDGET_RULES",
+    "BudgetError",
+    "BudgetEvent",
+    "FailureBudget",
+    "GroupPath",
+    "identity_of",
+    "parse_group_path",
+    "value_at_path",
+]
+
+OK, MASKED, FAILED = 0, 1, 2
+"""A rollout's state: usable, masked by its producer (effective mask, SPEC 7.1), or failed (no usable verify
+response: a failures-file row, or a document that breaks the contract)."""
+
+STATE_NAMES = ("ok", "masked", "failed")
+
+# Rule ids of the budget's findings, stable like the contract's (SPEC 11.5 lists them; a test holds the two
+# together). Each is a warning or a breach; the severity follows the level, not the rule.
+BUDGET_RULES: dict[str, str] = {
+    "budget-masked-rate": "The masked rate of a window is above a bound.",
+    "budget-consecutive-masked": "More consecutive rollouts are masked or failed than allowed.",
+    "budget-missing": "Fewer rollouts were found than expected.",
+    "budget-sidecar-unreadable": "A line of a failures file is not a JSON object.",
+    "budget-group-unresolved": "A --group-by path resolved in no rollout.",
+}
+
+ABSENT_GROUP = "(absent)"
+"""A group path's value in a rollout that does not have it: its own group (SPEC 11.2)."""
+OTHER = "(other)"
+"""Where distinct values past ``MAX_DISTINCT`` are counted."""
+NO_KIND = "(none)"
+"""The failure kind of a masked or failed rollout that names none."""
+MAX_DISTINCT = 1000
+"""Distinct groups and distinct kinds kept apart; the rest are counted together as ``OTHER``: a stream
+whose group key is a per-row id must not grow memory (counts still add up)."""
+IDENTITY_KEYS = ("_ng_task_index", "_ng_rollout_index")
+"""A rollout's identity across attempts, as NeMo Gym's rollout collection keys it (SPEC 11.1)."""
+FAILURE_CLASS_KEY = "_ng_failure_class"
+"""The class of a failures-file row (NeMo Gym 0.7.0): its failure kind when the row names no ``failure_kind``."""
+VALUE_CAP = 120
+"""Characters of a group value kept (a value is a label, never a payload)."""
+
+GroupPath = tuple[str, ...]
+
+
+class BudgetError(ValueError):
+    """A budget's settings are out of range (a rate outside [0, 1], a window of 0, ...)."""
+
+
+def parse_group_path(text: str) -> GroupPath:
+    """``agent_ref.name`` -> ("agent_ref", "name"); refuses an empty path or an empty part."""
+    parts = tuple(text.strip().split("."))
+    if not text.strip() or any(not part for part in parts):
+        raise BudgetError(f"group path {text!r} is not a dotted member path (e.g. agent_ref.name)")
+    return parts
+
+
+def value_at_path(row: Any, path: GroupPath) -> Any:
+    """The value at a member path, or None when a member on the way is missing or not an object."""
+    for part in path:
+        if not isinstance(row, Mapping) or part not in row:
+            return None
+        row = row[part]
+    return row
+
+
+def _label(value: Any) -> str:
+    """A group value as text: strings as they are, numbers and booleans in JSON spelling, containers by
+    type (a container is not a group key anyone meant), capped."""
+    if value is None:
+        return ABSENT_GROUP
+    if isinstance(value, str):
+        return value if len(value) <= VALUE_CAP else value[:VALUE_CAP] + "..."
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "(object)" if isinstance(value, Mapping) else "(array)"
+
+
+def group_of(row: Any, paths: tuple[GroupPath, ...]) -> tuple[str, ...]:
+    return tuple(_label(value_at_path(row, path)) for path in paths)
+
+
+def identity_of(row: Any) -> tuple[Any, ...] | None:
+    """(task index, rollout index) when the row carries both as integers, else None."""
+    if not isinstance(row, Mapping):
+        return None
+    values = tuple(row.get(key) for key in IDENTITY_KEYS)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return values
+    return None
+
+
+def document_state(document: Any) -> tuple[int, str | None]:
+    """(state, failure kind) of a verify response, as SPEC 11.1 counts it: not an object, or a mask that is
+    not a boolean, is failed (a consumer refuses it, SPEC 4.2); an effective mask of true is masked."""
+    if not isinstance(document, Mapping):
+        return FAILED, None
+    masked = False
+    for path in MASK_ROLES.values():
+        container: Any = document
+        for part in path[:-1]:
+            container = container.get(part) if isinstance(container, Mapping) else None
+        if isinstance(container, Mapping) and path[-1] in container:
+            value = container[path[-1]]
+            if not isinstance(value, bool):
+                return FAILED, _kind_of(document)
+            masked = masked or value
+    return (MASKED if masked else OK), _kind_of(document)
+
+
+_KIND_PATH: GroupPath = ("failure_kind",)
+
+
+def _kind_of(row: Mapping[str, Any]) -> str | None:
+    kind = value_at_path(row, _KIND_PATH)
+    if isinstance(kind, str) and kind:
+        return kind
+    failure_class = row.get(FAILURE_CLASS_KEY)
+    return failure_class if isinstance(failure_class, str) and failure_class else None
+
+
+def _set_kind_path() -> None:
+    # The failure kind's member path is the model's (the ``failure_kind`` role), not typed here.
+    global _KIND_PATH
+    from verify_contract.contract import contract_model
+    from verify_contract.generated import LATEST_VERSION
+
+    field = contract_model(LATEST_VERSION).role("failure_kind")
+    if field is not None:
+        _KIND_PATH = field.path
+
+
+_set_kind_path()
+
+
+class BudgetEvent(Record):
+    """What changed at one rollout: a scope (all rollouts, or one group) entered a warning or a breach."""
+
+    __slots__ = ("rule", "level", "rollout", "group", "rate", "bad", "size", "run", "kinds", "where")  # noqa: RUF023
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        rule: str,
+        level: str,
+        rollout: int,
+        group: dict[str, str] | None,
+        rate: float,
+        bad: int,
+        size: int,
+        run: int,
+        kinds: list[tuple[str, int]],
+        where: tuple[str, int | None] | None,
+    ) -> None:
+        self.rule = rule
+        self.level = level  # "warning" or "breach"
+        self.rollout = rollout  # 1-based ordinal in the whole stream
+        self.group = group  # None: all rollouts
+        self.rate = rate  # masked rate of the window (rule budget-masked-rate)
+        self.bad = bad  # masked or failed rollouts in the window
+        self.size = size  # rollouts in the window
+        self.run = run  # consecutive masked or failed rollouts (rule budget-consecutive-masked)
+        self.kinds = kinds  # the window's failure kinds, most frequent first
+        self.where = where  # (file, line) of the rollout, when known
+
+    @property
+    def scope(self) -> str:
+        if self.group is None:
+            return "all rollouts"
+        return " ".join(f"{path}={value}" for path, value in self.group.items())
+
+    @property
+    def message(self) -> str:
+        kinds = ", ".join(f"{kind} {count}" for kind, count in self.kinds[:3]) or "none named"
+        if self.rule == "budget-consecutive-masked":
+            return f"{self.scope}: {self.run} consecutive rollouts masked or failed (kinds: {kinds})"
+        return (
+            f"{self.scope}: {self.rate:.1%} masked or failed in the last {self.size} rollouts "
+            f"({self.bad} of {self.size}; kinds: {kinds})"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "rule": self.rule,
+            "level": self.level,
+            "rollout": self.rollout,
+            "group": self.group,
+            "message": self.message,
+            "rate": round(self.rate, 6),
+            "masked": self.bad,
+            "window": self.size,
+            "consecutive": self.run,
+            "kinds": dict(self.kinds),
+        }
+        if self.where is not None:
+            data["file"], data["line"] = self.where
+        return data
+
+
+class _Scope:
+    """The window, counts and states of one scope (all rollouts, or one group)."""
+
+    __slots__ = (
+        "bad",
+        "block_bad",
+        "block_kinds",
+        "blocks",
+        "breached",
+        "counts",
+        "kinds",
+        "longest",
+        "longest_at",
+        "run",
+        "seen",
+        "warned",
+        "window_kinds",
+        "worst",
+        "worst_at",
+    )
+
+    def __init__(self) -> None:
+        self.seen = 0  # rollouts of this scope
+        self.counts = [0, 0, 0]  # by state
+        self.bad: deque[tuple[int, str]] = deque()  # (ordinal in the scope, kind) of masked or failed in the window
+        self.window_kinds: Counter[str] = Counter()
+        self.kinds: Counter[str] = Counter()  # every masked or failed rollout's kind
+        self.run = 0
+        self.longest = 0
+        self.longest_at = 0  # stream ordinal where the longest run ended
+        self.worst = -1.0
+        self.worst_at = (0, 0, 0)  # (stream ordinal, bad, size) of the worst window
+        self.warned = False
+        self.breached = False
+        # Tumbling blocks of ``window`` rollouts for the plot: (bad, kinds) of each complete block.
+        self.blocks: list[tuple[int, int, Counter[str]]] = []
+        self.block_bad = 0
+        self.block_kinds: Counter[str] = Counter()
+
+
+class FailureBudget:
+    """Bounds on the masked rate of a rollout stream (SPEC 11), as Great Expectations' ``mostly`` bounds a
+    share, with Soda's separate warn and fail levels and Prometheus's minimum volume.
+
+    - ``max_masked`` / ``warn_masked``: a breach / a warning when more than this share of the last
+      ``window`` rollouts (of the stream, or of any one group) is masked or failed; None: no bound.
+    - ``min_samples``: a window is judged only once it holds this many rollouts (default: ``window``, a
+      full window).
+    - ``max_consecutive_masked``: a breach when more consecutive rollouts (of the stream, or of a group)
+      than this are masked or failed.
+    - ``group_by``: dotted member paths (``agent_ref.name``, ``_ng_environment_server``, ``failure_kind``);
+      rollouts are counted and bounded per combination of their values, a missing one being ``(absent)``.
+    """
+
+    def __init__(
+        self,
+        max_masked: float | None = None,
+        warn_masked: float | None = None,
+        window: int = 64,
+        min_samples: int | None = None,
+        max_consecutive_masked: int | None = None,
+        group_by: Iterable[str] = (),
+    ) -> None:
+        for name, rate in (("max_masked", max_masked), ("warn_masked", warn_masked)):
+            if rate is not None and not (isinstance(rate, (int, float)) and 0.0 <= rate <= 1.0):
+                raise BudgetError(f"{name} must be a rate between 0 and 1, not {rate!r}")
+        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+            raise BudgetError(f"window must be a whole number of rollouts >= 1, not {window!r}")
+        if min_samples is None:
+            min_samples = window
+        if isinstance(min_samples, bool) or not isinstance(min_samples, int) or not 1 <= min_samples <= window:
+            raise BudgetError(f"min_samples must be between 1 and the window ({window}), not {min_samples!r}")
+        if max_consecutive_masked is not None and (
+            isinstance(max_consecutive_masked, bool)
+            or not isinstance(max_consecutive_masked, int)
+            or max_consecutive_masked < 0
+        ):
+            raise BudgetError(f"max_consecutive_masked must be a whole number >= 0, not {max_consecutive_masked!r}")
+        if isinstance(group_by, str):
+            group_by = [group_by]
+        self.group_names = tuple(text.strip() for text in group_by)
+        self.group_paths = tuple(parse_group_path(text) for text in self.group_names)
+        self.max_masked = max_masked
+        self.warn_masked = warn_masked
+        self.window = window
+        self.min_samples = min_samples
+        self.max_consecutive = max_consecutive_masked
+        self.total = _Scope()
+        self.groups: dict[tuple[str, ...], _Scope] = {}
+        self.resolved = [False] * len(self.group_paths)  # whether each group path ever held a value
+        self.first_warning: BudgetEvent | None = None
+        self.first_breach: BudgetEvent | None = None
+        self.warnings = 0
+        self.breaches = 0
+        self.longest_where: tuple[str, int | None] | None = None
+
+    # -- feeding -------------------------------------------------------------------------------------------
+    def observe(self, document: Any, where: tuple[str, int | None] | None = None) -> list[BudgetEvent]:
+        """One verify response (a dict, as parsed): counted as masked when its effective mask is true, as
+        failed when it is not an object or its mask is not a boolean. Returns what it changed."""
+        state, kind = document_state(document)
+        group = group_of(document, self.group_paths) if self.group_paths else ()
+        return self.record(state, kind, group, where)
+
+    def observe_failure(self, row: Any, where: tuple[str, int | None] | None = None) -> list[BudgetEvent]:
+        """One failed attempt with no usable verify response (a failures-file row): counted as failed, under
+        its ``failure_kind``, else its ``_ng_failure_class``."""
+        kind = _kind_of(row) if isinstance(row, Mapping) else None
+        group = group_of(row, self.group_paths) if self.group_paths else ()
+        return self.record(FAILED, kind, group, where)
+
+    def record(
+        self, state: int, kind: str | None, group: tuple[str, ...] = (), where: tuple[str, int | None] | None = None
+    ) -> list[BudgetEvent]:
+        """The primitive the others use: one rollout of a known state, kind and group."""
+        events: list[BudgetEvent] = []
+        label = (kind or NO_KIND) if state else ""
+        if state and label not in self.total.kinds and len(self.total.kinds) >= MAX_DISTINCT:
+            label = OTHER
+        self._step(self.total, None, state, label, where, events)
+        if self.group_paths:
+            scope = self.groups.get(group)
+            if scope is None:
+                if len(self.groups) >= MAX_DISTINCT:
+                    group = (OTHER,) * len(self.group_paths)
+                    scope = self.groups.get(group)
+                if scope is None:
+                    scope = self.groups[group] = _Scope()
+            for i, value in enumerate(group):
+                if value != ABSENT_GROUP:
+                    self.resolved[i] = True
+            self._step(scope, group, state, label, where, events)
+        return events
+
+    def skip(self, count: int, where_at: Callable[[int], tuple[str, int | None]] | None = None) -> None:
+        """``count`` usable rollouts in a row, none grouped: what ``check`` feeds between masked lines without
+        looking at each (only allowed without ``group_by``). ``where_at(i)`` locates the i-th of them (0-based),
+        for the one event a usable rollout can cause: the first judged window (``min_samples``)."""
+        if count <= 0:
+            return
+        if self.group_paths:
+            raise BudgetError("skip() counts ungrouped rollouts; with group_by, record each rollout")
+        scope = self.total
+        before = scope.seen
+        if before < self.min_samples <= before + count:
+            # The first window to judge is reached inside the run: step to it and judge it (SPEC 11.2).
+            head = self.min_samples - before - 1
+            self.skip(head)
+            self.record(OK, None, (), None if where_at is None else where_at(head))
+            self.skip(count - head - 1)
+            return
+        scope.counts[OK] += count
+        scope.run = 0
+        scope.seen = before + count
+        self._evict(scope)
+        self._blocks(scope, before, count)
+
+    # -- the state machine ---------------------------------------------------------------------------------
+    def _evict(self, scope: _Scope) -> None:
+        floor = scope.seen - self.window
+        bad = scope.bad
+        while bad and bad[0][0] <= floor:
+            _, kind = bad.popleft()
+            scope.window_kinds[kind] -= 1
+            if not scope.window_kinds[kind]:
+                del scope.window_kinds[kind]
+
+    def _blocks(self, scope: _Scope, before: int, count: int) -> None:
+        # Complete tumbling blocks crossed by ``count`` usable rollouts after ``before``.
+        done = (before + count) // self.window - before // self.window
+        for _ in range(done):
+            scope.blocks.append((len(scope.blocks) + 1, scope.block_bad, scope.block_kinds))
+            scope.block_bad = 0
+            scope.block_kinds = Counter()
+
+    def _step(
+        self,
+        scope: _Scope,
+        group: tuple[str, ...] | None,
+        state: int,
+        label: str,
+        where: tuple[str, int | None] | None,
+        events: list[BudgetEvent],
+    ) -> None:
+        scope.seen += 1
+        scope.counts[state] += 1
+        if state:
+            scope.bad.append((scope.seen, label))
+            scope.window_kinds[label] += 1
+            scope.kinds[label] += 1
+            scope.block_bad += 1
+            scope.block_kinds[label] += 1
+            scope.run += 1
+            if scope.run > scope.longest:
+                scope.longest = scope.run
+                scope.longest_at = self.total.seen
+                if scope is self.total:
+                    self.longest_where = where
+        else:
+            scope.run = 0
+        self._evict(scope)
+        if scope.seen % self.window == 0:
+            self._blocks(scope, scope.seen - 1, 1)
+        if state or scope.seen == self.min_samples:
+            self._judge(scope, group, where, events, self.total.seen)
+
+    def _judge(
+        self,
+        scope: _Scope,
+        group: tuple[str, ...] | None,
+        where: tuple[str, int | None] | None,
+        events: list[BudgetEvent],
+        ordinal: int,
+    ) -> None:
+        size = min(self.window, scope.seen)
+        bad = len(scope.bad)
+        rate = bad / size
+        named = self._named(group)
+        if self.max_consecutive is not None and scope.run == self.max_consecutive + 1:
+            # A run is judged from the first rollout: prime-rl's max_consecutive_errored_rollouts.
+            self._emit("budget-consecutive-masked", "breach", scope, named, rate, bad, size, where, events, ordinal)
+        if size < self.min_samples:
+            return
+        if rate > scope.worst:
+            scope.worst = rate
+            scope.worst_at = (ordinal, bad, size)
+        if self.max_masked is not None and rate > self.max_masked:
+            if not scope.breached:
+                scope.breached = True
+                self._emit("budget-masked-rate", "breach", scope, named, rate, bad, size, where, events, ordinal)
+        else:
+            scope.breached = False
+        if self.warn_masked is not None and rate > self.warn_masked:
+            if not scope.warned:
+                scope.warned = True
+                self._emit("budget-masked-rate", "warning", scope, named, rate, bad, size, where, events, ordinal)
+        else:
+            scope.warned = False
+
+    def _named(self, group: tuple[str, ...] | None) -> dict[str, str] | None:
+        return None if group is None else dict(zip(self.group_names, group, strict=True))
+
+    def _emit(
+        self,
+        rule: str,
+        level: str,
+        scope: _Scope,
+        group: dict[str, str] | None,
+        rate: float,
+        bad: int,
+        size: int,
+        where: tuple[str, int | None] | None,
+        events: list[BudgetEvent],
+        ordinal: int,
+    ) -> None:
+        kinds = sorted(scope.window_kinds.items(), key=lambda item: (-item[1], item[0]))
+        event = BudgetEvent(rule, level, ordinal, group, rate, bad, size, scope.run, kinds, where)
+        events.append(event)
+        if level == "breach":
+            self.breaches += 1
+            if self.first_breach is None:
+                self.first_breach = event
+        else:
+            self.warnings += 1
+            if self.first_warning is None:
+                self.first_warning = event
+
+    # -- reading -------------------------------------------------------------------------------------------
+    @property
+    def rollouts(self) -> int:
+        return self.total.seen
+
+    @property
+    def breached(self) -> bool:
+        return self.first_breach is not None
+
+    def verdict(self) -> str:
+        """ "breach", "warning", "ok", or "too few rollouts" (no window was ever judged)."""
+        if self.first_breach is not None:
+            return "breach"
+        if self.first_warning is not None:
+            return "warning"
+        return "ok" if self.total.seen >= self.min_samples else "too few rollouts"
+
+    def unresolved_groups(self) -> list[str]:
+        """Group paths that held a value in no rollout (a typo, most likely)."""
+        if not self.total.seen:
+            return []
+        return [name for name, seen in zip(self.group_names, self.resolved, strict=True) if not seen]
+
+    def blocks(self) -> dict[tuple[str, ...] | None, list[tuple[int, int, Counter[str]]]]:
+        """Tumbling windows of each scope, for the plot: (rollouts in it, masked or failed, kinds), the last one
+        partial when the scope's rollouts are not a multiple of the window."""
+        found: dict[tuple[str, ...] | None, list[tuple[int, int, Counter[str]]]] = {}
+        for group, scope in [(None, self.total), *self.groups.items()]:
+            complete = [(self.window, bad, kinds) for _, bad, kinds in scope.blocks]
+            rest = scope.seen % self.window
+            if rest:
+                complete.append((rest, scope.block_bad, scope.block_kinds))
+            found[group] = complete
+        return found
+
+    def _scope_summary(self, scope: _Scope) -> dict[str, Any]:
+        ok, masked, failed = scope.counts
+        worst = None
+        if scope.worst >= 0:
+            at, bad, size = scope.worst_at
+            worst = {"rate": round(scope.worst, 6), "masked": bad, "window": size, "rollout": at}
+        return {
+            "rollouts": scope.seen,
+            "ok": ok,
+            "masked": masked,
+            "failed": failed,
+            "masked_rate": round((masked + failed) / scope.seen, 6) if scope.seen else 0.0,
+            "worst_window": worst,
+            "longest_masked_run": scope.longest,
+            "kinds": dict(sorted(scope.kinds.items(), key=lambda item: (-item[1], item[0]))),
+        }
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "max_masked": self.max_masked,
+            "warn_masked": self.warn_masked,
+            "window": self.window,
+            "min_samples": self.min_samples,
+            "max_consecutive_masked": self.max_consecutive,
+            "group_by": list(self.group_names),
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """Where the stream stands: counts, the worst window, the first warning and breach, per group."""
+        data = {"verdict": self.verdict(), "settings": self.settings(), **self._scope_summary(self.total)}
+        run_where = self.longest_where
+        data["longest_masked_run_at"] = (
+            {"rollout": self.total.longest_at, "file": run_where[0], "line": run_where[1]}
+            if run_where is not None
+            else ({"rollout": self.total.longest_at} if self.total.longest else None)
+        )
+        data["first_warning"] = None if self.first_warning is None else self.first_warning.as_dict()
+        data["first_breach"] = None if self.first_breach is None else self.first_breach.as_dict()
+        data["warnings"] = self.warnings
+        data["breaches"] = self.breaches
+        groups = []
+        for group, scope in sorted(self.groups.items(), key=lambda item: (-sum(item[1].counts[1:]), item[0])):
+            groups.append({"group": self._named(group), **self._scope_summary(scope)})
+        data["groups"] = groups
+        data["unresolved_group_paths"] = self.unresolved_groups()
+        return data

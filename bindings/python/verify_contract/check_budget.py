@@ -1,0 +1,375 @@
+"""``check``'s failure budget (SPEC 11): what each chunk tells the budget, failures files, and the run.
+
+A chunk's facts are one state byte per line (blank, usable, masked, failed), from the pre-check's status
+bytes and the judged outcomes, plus, for the lines the budget must look into, their failure kind, group and
+identity. Facts travel in the chunk's ``Tally`` (``--jobs`` workers send them back with it) and are fed to
+one ``FailureBudget`` in input order by the parent, so any partitioning gives the same budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from verify_contract import fastpath
+from verify_contract.budget import (
+    ABSENT_GROUP,
+    FAILED,
+    MASKED,
+    OK,
+    STATE_NAMES,
+    FailureBudget,
+    GroupPath,
+    _kind_of,
+    group_of,
+    identity_of,
+)
+from verify_contract.findings import Finding, Severity
+from verify_contract.records import FrozenRecord, Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from verify_contract.budget import BudgetEvent
+    from verify_contract.check_outcome import Outcome
+
+SIDECAR_SUFFIX = "_failures.jsonl"
+"""NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
+
+# A line's state byte in ChunkFacts.states: 0 is a blank line (no rollout), then 1 + the budget's state.
+BLANK_LINE, USABLE, MASKED_LINE, FAILED_LINE = 0, 1 + OK, 1 + MASKED, 1 + FAILED
+_UNSETTLED = 255  # a line the pre-check handed on: its outcome decides
+
+
+def _status_states() -> bytes:
+    table = bytearray([_UNSETTLED] * 256)
+    table[fastpath.STATUS_BLANK] = BLANK_LINE
+    for status in fastpath.CLEAN_STATUSES:
+        masked, _legacy, _kind = fastpath.clean_facts(status)
+        table[status] = MASKED_LINE if masked else USABLE
+    return bytes(table)
+
+
+STATUS_STATES = _status_states()
+_NOT_USABLE = re.compile(rb"[\x02\x03]")
+
+
+class FactSpec(FrozenRecord):
+    """What the budget needs from each line: the group paths, and whether every line's identity (for
+    ``--expected`` and the retry list) or only the masked and failed lines' kinds."""
+
+    __slots__ = ("group_paths", "identities")
+    group_paths: tuple[GroupPath, ...]
+    identities: bool
+
+    def __init__(self, group_paths: tuple[GroupPath, ...] = (), identities: bool = False) -> None:
+        self._freeze(group_paths, identities)
+
+    @property
+    def every_line(self) -> bool:
+        return bool(self.group_paths) or self.identities
+
+
+Detail = tuple["str | None", tuple[str, ...], "tuple[Any, ...] | None"]
+"""(failure kind, group, identity) of a line."""
+
+
+class ChunkFacts(Record):
+    """The budget's view of one chunk: ``states`` (a byte per line) and ``details`` (line index -> Detail)
+    of the lines it looked into; line numbers count from ``first_line`` in ``path``."""
+
+    __slots__ = ("path", "first_line", "states", "details", "sidecar")  # noqa: RUF023
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self, path: str, first_line: int, states: bytes, details: dict[int, Detail], sidecar: bool = False
+    ) -> None:
+        self.path = path
+        self.first_line = first_line
+        self.states = states
+        self.details = details
+        self.sidecar = sidecar
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar))
+
+
+def _loads(line: bytes) -> Any:
+    import orjson
+
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def chunk_facts(
+    chunk: bytes | memoryview,
+    statuses: bytes,
+    unsettled: dict[int, Outcome],
+    first_line: int,
+    path: str,
+    spec: FactSpec,
+) -> ChunkFacts:
+    """The facts of a chunk the pre-check scanned (``statuses``), with the outcomes of the lines it handed on."""
+    states = bytearray(statuses.translate(STATUS_STATES))
+    for index, outcome in unsettled.items():
+        states[index] = (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
+    details: dict[int, Detail] = {}
+    if spec.every_line:
+        wanted: list[int] = [i for i, state in enumerate(states) if state]
+    else:
+        wanted = [match.start() for match in _NOT_USABLE.finditer(states)]
+    if wanted:
+        lines = bytes(chunk).split(b"\n")
+        for index in wanted:
+            row = _loads(lines[index])
+            if isinstance(row, dict):
+                kind = _kind_of(row) if states[index] != USABLE else None
+                group = group_of(row, spec.group_paths) if spec.group_paths else ()
+                details[index] = (kind, group, identity_of(row) if spec.identities else None)
+            else:
+                details[index] = (None, (ABSENT_GROUP,) * len(spec.group_paths), None)
+    return ChunkFacts(path, first_line, bytes(states), details)
+
+
+# -- failures files ------------------------------------------------------------------------------------------
+def sidecar_of(file: str) -> str | None:
+    """The failures file beside a main output file, if there is one: ``out.jsonl`` -> ``out_failures.jsonl``."""
+    base = file[: -len(".jsonl")] if file.endswith(".jsonl") else None
+    if base is None or base.endswith(SIDECAR_SUFFIX[: -len(".jsonl")]):
+        return None
+    candidate = base + SIDECAR_SUFFIX
+    return candidate if os.path.isfile(candidate) else None
+
+
+def is_sidecar(file: str) -> bool:
+    return file.endswith(SIDECAR_SUFFIX)
+
+
+class SidecarRead(Record):
+    """A failures file read as the budget counts it: every JSON-object row a failed rollout."""
+
+    __slots__ = ("facts", "rows", "blank", "unreadable", "classes", "findings")  # noqa: RUF023
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        self.facts: ChunkFacts | None = None
+        self.rows = 0
+        self.blank = 0
+        self.unreadable = 0
+        self.classes: dict[str, int] = {}
+        self.findings: list[tuple[int, Finding]] = []
+
+
+def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
+    """One failures file: each line a row of a failed attempt; a line that is not a JSON object is a
+    ``budget-sidecar-unreadable`` finding (and no rollout), so the lines still add up."""
+    from verify_contract.budget import FAILURE_CLASS_KEY
+
+    read = SidecarRead()
+    states = bytearray()
+    details: dict[int, Detail] = {}
+    with open(path, "rb") as stream:
+        for index, line in enumerate(stream):
+            if not line.strip():
+                read.blank += 1
+                states.append(BLANK_LINE)
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as error:
+                row, problem = None, f"not JSON ({str(error)[:80]})"
+            else:
+                problem = "not a JSON object"
+            if not isinstance(row, dict):
+                read.unreadable += 1
+                states.append(BLANK_LINE)
+                message = f"a failures-file line is {problem}: not counted as a rollout"
+                read.findings.append((index + 1, Finding("budget-sidecar-unreadable", Severity.WARNING, message)))
+                continue
+            read.rows += 1
+            failure_class = row.get(FAILURE_CLASS_KEY)
+            label = failure_class if isinstance(failure_class, str) else "(no class)"
+            read.classes[label] = read.classes.get(label, 0) + 1
+            states.append(FAILED_LINE)
+            details[index] = (_kind_of(row), group_of(row, spec.group_paths), identity_of(row))
+    read.facts = ChunkFacts(path, 1, bytes(states), details, sidecar=True)
+    return read
+
+
+# -- the run -------------------------------------------------------------------------------------------------
+class BudgetRun:
+    """One ``check`` run's budget: the ``FailureBudget`` fed in input order, the identities seen (for
+    ``--expected`` and the retry list), and the failures files read."""
+
+    def __init__(
+        self,
+        budget: FailureBudget,
+        spec: FactSpec,
+        expected: int | tuple[int, int] | None = None,
+        on_event: Callable[[BudgetEvent], None] | None = None,
+    ) -> None:
+        self.budget = budget
+        self.spec = spec
+        self.expected = expected
+        self.on_event = on_event
+        self.events: list[BudgetEvent] = []
+        self.sidecars: dict[str, dict[str, Any]] = {}
+        # identity -> (state, kind, file, line) of its latest row; main rows win over failures-file rows.
+        self.identities: dict[tuple[Any, ...], tuple[int, str | None, str, int, bool]] = {}
+        self.anonymous: list[tuple[int, str | None, str, int]] = []  # masked or failed rows without identity
+        self.unidentified = 0  # rows without identity (counted only when the spec asks for identities)
+
+    def feed(self, facts: ChunkFacts) -> None:
+        budget = self.budget
+        states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
+        events: list[BudgetEvent] = []
+        if not self.spec.every_line:
+            # Between masked and failed lines, usable ones are counted in bulk (no group, no identity).
+            at = 0
+            for match in _NOT_USABLE.finditer(states):
+                index = match.start()
+                if index > at:
+                    self._skip(states, at, index, path, first)
+                state = states[index] - 1
+                kind, group, _ = details.get(index, (None, (), None))
+                where = (path, first + index)
+                events += budget.record(state, kind, group, where)
+                self._remember(None, state, kind, where, facts.sidecar)
+                at = index + 1
+            if at < len(states):
+                self._skip(states, at, len(states), path, first)
+        else:
+            for index, byte in enumerate(states):
+                if not byte:
+                    continue
+                state = byte - 1
+                kind, group, identity = details.get(index, (None, (ABSENT_GROUP,) * len(self.spec.group_paths), None))
+                where = (path, first + index)
+                events += budget.record(state, kind, group, where)
+                self._remember(identity, state, kind, where, facts.sidecar)
+        for event in events:
+            self.events.append(event)
+            if self.on_event is not None:
+                self.on_event(event)
+
+    def _skip(self, states: bytes, start: int, stop: int, path: str, first: int) -> None:
+        usable = states.count(USABLE, start, stop)
+        if not usable:
+            return
+
+        def where_at(nth: int) -> tuple[str, int]:
+            # The nth usable line of the run (blank lines are no rollouts).
+            index = start
+            seen = -1
+            while index < stop:
+                if states[index] == USABLE:
+                    seen += 1
+                    if seen == nth:
+                        break
+                index += 1
+            return (path, first + index)
+
+        self.budget.skip(usable, where_at)
+
+    def _remember(
+        self, identity: tuple[Any, ...] | None, state: int, kind: str | None, where: tuple[str, int], sidecar: bool
+    ) -> None:
+        if identity is None:
+            self.unidentified += 1
+            if state != OK:
+                self.anonymous.append((state, kind, where[0], where[1]))
+            return
+        known = self.identities.get(identity)
+        if known is not None and sidecar and not known[4]:
+            return  # a failed attempt of a rollout the main file holds: the main row is its outcome
+        self.identities[identity] = (state, kind, where[0], where[1], sidecar)
+
+    def add_sidecar(self, path: str, read: SidecarRead) -> None:
+        self.sidecars[path] = {
+            "rows": read.rows,
+            "blank": read.blank,
+            "unreadable": read.unreadable,
+            "classes": dict(sorted(read.classes.items())),
+        }
+        if read.facts is not None:
+            self.feed(read.facts)
+
+    # -- reading -------------------------------------------------------------------------------------------
+    def breached(self) -> bool:
+        """A bound was passed: the masked rate, a masked run, or, with ``--expected`` and ``--max-masked``,
+        the share of expected rollouts that are masked, failed or missing (SPEC 11.3)."""
+        return self.budget.breached or self.missing_breach() is not None
+
+    def missing_breach(self) -> float | None:
+        """The share of expected rollouts lost (masked, failed or missing) when it passes ``max_masked``."""
+        expected, bound = self.expected_total(), self.budget.max_masked
+        if not expected or bound is None:
+            return None
+        missing = self.missing()
+        count = len(missing) if isinstance(missing, list) else (missing or 0)
+        counts = self.budget.total.counts
+        lost = (counts[MASKED] + counts[FAILED] + count) / expected
+        return lost if lost > bound else None
+
+    def expected_total(self) -> int | None:
+        if self.expected is None:
+            return None
+        if isinstance(self.expected, tuple):
+            return self.expected[0] * self.expected[1]
+        return self.expected
+
+    def present(self) -> int:
+        """Distinct rollouts seen: identities, plus each row without one (SPEC 11.3)."""
+        return len(self.identities) + self.unidentified
+
+    def missing(self) -> list[tuple[int, int]] | int | None:
+        """Missing identities (with ``--expected TASKSxREPEATS``) or how many (with ``--expected N``)."""
+        if self.expected is None:
+            return None
+        if isinstance(self.expected, tuple):
+            tasks, repeats = self.expected
+            return [(t, r) for t in range(tasks) for r in range(repeats) if (t, r) not in self.identities]
+        return max(self.expected - self.present(), 0)
+
+    def retry_rows(self) -> list[dict[str, Any]]:
+        """The rollouts to run again (SPEC 11.4): masked, failed, missing; one JSON object each."""
+        rows: list[dict[str, Any]] = []
+        for identity, (state, kind, file, line, sidecar) in self.identities.items():
+            if state == OK:
+                continue
+            row = dict(zip(("_ng_task_index", "_ng_rollout_index"), identity, strict=True))
+            row.update(why=STATE_NAMES[state], failure_kind=kind, file=file, line=line)
+            if sidecar:
+                row["failures_file"] = True
+            rows.append(row)
+        for state, kind, file, line in self.anonymous:
+            rows.append({"file": file, "line": line, "why": STATE_NAMES[state], "failure_kind": kind})
+        missing = self.missing()
+        if isinstance(missing, list):
+            for task, rollout in missing:
+                rows.append({"_ng_task_index": task, "_ng_rollout_index": rollout, "why": "missing"})
+        return rows
+
+    def summary(self) -> dict[str, Any]:
+        data = self.budget.summary()
+        expected = self.expected_total()
+        if expected is not None:
+            missing = self.missing()
+            count = len(missing) if isinstance(missing, list) else missing
+            lost = self.missing_breach()
+            data["expected"] = {"expected": expected, "present": self.present(), "missing": count}
+            if lost is not None:
+                data["expected"]["breach"] = round(lost, 6)
+                data["verdict"] = "breach"
+        else:
+            data["expected"] = None
+        data["failures_files"] = self.sidecars
+        return data
+
+
+__all__ = ["FAILED", "MASKED", "BudgetRun", "ChunkFacts", "FactSpec", "chunk_facts", "read_sidecar", "sidecar_of"]

@@ -1,0 +1,81 @@
+"""A failure storm shaped like the incident the contract exists for, written as NeMo Gym 0.7.0 writes a run.
+
+20 steps of 64 rollouts (320 tasks x 4 rollouts), two environments taking turns. From step 5 on, 95% of the
+browser environment's replies are ``{"reward": 0.0, "mask_sample": true, "failure_kind": "session_lost"}``
+(the judge failsafe writes the legacy ``instance_config.mask_sample`` too). Some attempts failed before any
+reply (rows of ``<out>_failures.jsonl``, class ``agent_run_error``), and some rollouts were killed and left
+no row at all. Seeded: the same files every time.
+
+    python examples/storm.py DIRECTORY        # writes DIRECTORY/rollouts.jsonl and rollouts_failures.jsonl
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+STEPS, PER_STEP, REPEATS = 20, 64, 4
+TASKS = STEPS * PER_STEP // REPEATS
+STORM_STEP = 5
+ENVIRONMENTS = ("browser_env", "math_env")
+
+
+def rows(seed: int = 1280) -> tuple[list[dict[str, object]], list[dict[str, object]], int]:
+    """(main-file rows, failures-file rows, rollouts that left no row), in the order Gym writes them."""
+    chance = random.Random(seed)
+    main: list[dict[str, object]] = []
+    failures: list[dict[str, object]] = []
+    killed = 0
+    for step in range(STEPS):
+        for slot in range(PER_STEP):
+            task, rollout = divmod(step * PER_STEP + slot, REPEATS)
+            environment = ENVIRONMENTS[task % 2]
+            identity = {
+                "agent_ref": {"type": "responses_api_agents", "name": f"{environment}_agent"},
+                "_ng_environment_server": environment,
+                "_ng_task_index": task,
+                "_ng_rollout_index": rollout,
+                "_ng_rollout_id": f"{task}-{rollout}",
+            }
+            draw = chance.random()
+            if step >= 2 and draw < 0.03:  # the agent's run raised: a failures-file row, no reply
+                failures.append({**identity, "_ng_failure_class": "agent_run_error", "_ng_failure_terminal": True})
+                continue
+            if step >= 2 and draw < 0.05:  # killed (SIGTERM, dead actor): no row anywhere
+                killed += 1
+                continue
+            row: dict[str, object] = {
+                "responses_create_params": {"input": [{"role": "user", "content": f"task {task}"}]},
+                "response": {"output": [{"type": "message", "content": "..."}]},
+                **identity,
+            }
+            if environment == "browser_env" and step >= STORM_STEP and chance.random() < 0.95:
+                row.update(
+                    reward=0.0,
+                    mask_sample=True,
+                    failure_kind="session_lost",
+                    failure_reason="browser session reset failed: target closed",
+                    instance_config={"mask_sample": True},
+                )
+            else:
+                row.update(reward=round(chance.random() * 0.3, 4), mask_sample=False)
+            main.append(row)
+    return main, failures, killed
+
+
+def write(directory: Path) -> tuple[Path, Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    main, failures, _ = rows()
+    main_path, failures_path = directory / "rollouts.jsonl", directory / "rollouts_failures.jsonl"
+    main_path.write_text("".join(json.dumps(row) + "\n" for row in main), encoding="utf-8")
+    failures_path.write_text("".join(json.dumps(row) + "\n" for row in failures), encoding="utf-8")
+    return main_path, failures_path
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python examples/storm.py DIRECTORY")
+    for path in write(Path(sys.argv[1])):
+        print(path)
