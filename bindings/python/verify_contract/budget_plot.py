@@ -41,7 +41,7 @@ def write_plot(run: BudgetRun, path: str) -> None:
             totals.update(kinds)
     named = [kind for kind, _ in totals.most_common(KINDS_DRAWN)]
     figure, axes = pyplot.subplots(len(scopes), 1, figsize=(10, 2.4 * len(scopes) + 0.6), sharey=True, squeeze=False)
-    colours = pyplot.get_cmap("tab10").colors
+    colours = [pyplot.get_cmap("tab10")(index) for index in range(10)]
     for axis, (name, scope_blocks) in zip(axes[:, 0], scopes, strict=True):
         axis.set_xlim(0.4, max(len(scope_blocks), 1) + 0.6)
         if scope_blocks:

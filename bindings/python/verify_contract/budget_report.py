@@ -43,12 +43,12 @@ def _kinds(kinds: dict[str, int]) -> str:
     return text or "none"
 
 
-def budget_text(run: BudgetRun) -> list[str]:
+def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
     """The budget's lines of the text report: events first (capped), then the section."""
     data = run.summary()
     settings = data["settings"]
-    lines = [event_line(event) for event in run.events[:EVENTS_LISTED]]
-    if len(run.events) > EVENTS_LISTED:
+    lines = [event_line(event) for event in run.events[:EVENTS_LISTED]] if events else []
+    if events and len(run.events) > EVENTS_LISTED:
         lines.append(f"... {len(run.events) - EVENTS_LISTED} more budget events (all in --format json)")
     bounds = [f"window {settings['window']}", f"min samples {settings['min_samples']}"]
     bounds.append(f"max masked {_rate(settings['max_masked'])}")

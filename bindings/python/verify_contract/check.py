@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from verify_contract.check_budget import BudgetRun
     from verify_contract.check_reference import Outcome, document_outcome, reference_outcome
+    from verify_contract.findings import Finding
 
 
 def __getattr__(name: str) -> Any:
@@ -329,13 +330,19 @@ def check_paths(
             except OSError as error:
                 report.input_errors.append(f"{file}: cannot read the failures file: {error.strerror or error}")
                 continue
-            for line, finding in read.findings:
-                report.tally.rules[finding.rule] += 1
-                report.tally.severities[finding.severity.value] += 1
-                if len(report.tally.findings) < report.max_findings:
-                    report.tally.findings.append(LocatedFinding(file, line, finding))
+            add_sidecar_findings(report, file, read.findings)
             budget.add_sidecar(file, read)
     return report
+
+
+def add_sidecar_findings(report: Report, file: str, findings: list[tuple[int, Finding]]) -> None:
+    """A failures file's findings (unreadable lines) in the report: counted, and listed while there is room."""
+    for line, finding in findings:
+        report.tally.rules[finding.rule] += 1
+        report.tally.severities[finding.severity.value] += 1
+        if len(report.tally.findings) < report.max_findings:
+            report.tally.findings.append(LocatedFinding(file, line, finding))
+    findings.clear()
 
 
 def check_bytes(data: bytes, options: CheckOptions | None = None, name: str = "<bytes>") -> Report:

@@ -165,39 +165,45 @@ class SidecarRead(Record):
         self.findings: list[tuple[int, Finding]] = []
 
 
-def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
-    """One failures file: each line a row of a failed attempt; a line that is not a JSON object is a
-    ``budget-sidecar-unreadable`` finding (and no rollout), so the lines still add up."""
+def sidecar_lines(lines: list[bytes], first_line: int, path: str, spec: FactSpec, read: SidecarRead) -> ChunkFacts:
+    """Rows of a failures file (whole lines), counted into ``read``: each JSON object a failed attempt; a
+    line that is not one is a ``budget-sidecar-unreadable`` finding and no rollout, so the lines add up."""
     from verify_contract.budget import FAILURE_CLASS_KEY
 
-    read = SidecarRead()
     states = bytearray()
     details: dict[int, Detail] = {}
+    for index, line in enumerate(lines):
+        if not line.strip():
+            read.blank += 1
+            states.append(BLANK_LINE)
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as error:
+            row, problem = None, f"not JSON ({str(error)[:80]})"
+        else:
+            problem = "not a JSON object"
+        if not isinstance(row, dict):
+            read.unreadable += 1
+            states.append(BLANK_LINE)
+            message = f"a failures-file line is {problem}: not counted as a rollout"
+            finding = Finding("budget-sidecar-unreadable", Severity.WARNING, message)
+            read.findings.append((first_line + index, finding))
+            continue
+        read.rows += 1
+        failure_class = row.get(FAILURE_CLASS_KEY)
+        label = failure_class if isinstance(failure_class, str) else "(no class)"
+        read.classes[label] = read.classes.get(label, 0) + 1
+        states.append(FAILED_LINE)
+        details[index] = (_kind_of(row), group_of(row, spec.group_paths), identity_of(row))
+    return ChunkFacts(path, first_line, bytes(states), details, sidecar=True)
+
+
+def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
+    """One failures file, whole (``sidecar_lines``)."""
+    read = SidecarRead()
     with open(path, "rb") as stream:
-        for index, line in enumerate(stream):
-            if not line.strip():
-                read.blank += 1
-                states.append(BLANK_LINE)
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as error:
-                row, problem = None, f"not JSON ({str(error)[:80]})"
-            else:
-                problem = "not a JSON object"
-            if not isinstance(row, dict):
-                read.unreadable += 1
-                states.append(BLANK_LINE)
-                message = f"a failures-file line is {problem}: not counted as a rollout"
-                read.findings.append((index + 1, Finding("budget-sidecar-unreadable", Severity.WARNING, message)))
-                continue
-            read.rows += 1
-            failure_class = row.get(FAILURE_CLASS_KEY)
-            label = failure_class if isinstance(failure_class, str) else "(no class)"
-            read.classes[label] = read.classes.get(label, 0) + 1
-            states.append(FAILED_LINE)
-            details[index] = (_kind_of(row), group_of(row, spec.group_paths), identity_of(row))
-    read.facts = ChunkFacts(path, 1, bytes(states), details, sidecar=True)
+        read.facts = sidecar_lines(stream.read().splitlines(), 1, path, spec, read)
     return read
 
 
@@ -290,6 +296,7 @@ class BudgetRun:
         self.identities[identity] = (state, kind, where[0], where[1], sidecar)
 
     def add_sidecar(self, path: str, read: SidecarRead) -> None:
+        """A failures file's counts (its rows so far: follow mode calls this again as it grows)."""
         self.sidecars[path] = {
             "rows": read.rows,
             "blank": read.blank,
@@ -298,6 +305,7 @@ class BudgetRun:
         }
         if read.facts is not None:
             self.feed(read.facts)
+            read.facts = None
 
     # -- reading -------------------------------------------------------------------------------------------
     def breached(self) -> bool:

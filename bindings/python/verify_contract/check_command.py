@@ -76,15 +76,16 @@ PRECHECK_NOTES = {
 }
 
 
-def format_text(report: Report, options: CheckOptions) -> str:
-    """Findings, then the summary. Input errors are not repeated here: they go to stderr, once."""
+def format_text(report: Report, options: CheckOptions, listing: bool = True) -> str:
+    """Findings, then the summary. Input errors are not repeated here: they go to stderr, once. ``listing``
+    False: the summary alone (``--follow`` printed the findings and budget events as they came)."""
     lines = []
-    for located in report.findings:
+    for located in report.findings if listing else ():
         where = located.path if located.line is None else f"{located.path}:{located.line}"
         f = located.finding
         lines.append(f"{where}: {f.severity.value} [{f.rule}] {cap(f.message)}")
     hidden = report.findings_total - len(report.findings)
-    if hidden:
+    if hidden and listing:
         lines.append(f"... {hidden} more findings not listed (--max-findings {len(report.findings)})")
     kinds = report.failure_kinds()
     legacy = report.legacy_mask()
@@ -106,7 +107,7 @@ def format_text(report: Report, options: CheckOptions) -> str:
     if report.budget is not None:
         from verify_contract.budget_report import budget_text
 
-        lines.extend(budget_text(report.budget))
+        lines.extend(budget_text(report.budget, events=listing))
     lines.extend(f"hint: {hint}" for hint in hints(report))
     return "\n".join(lines)
 
@@ -288,8 +289,8 @@ def run(args: argparse.Namespace) -> int:
         for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
             if name is not None and not name.strip():
                 raise UsageError(f"{option} needs a file name")
-    except (UsageError, ImportError) as error:
-        print(f"verify-contract check: {error}", file=sys.stderr)
+    except (UsageError, ImportError) as refused:
+        print(f"verify-contract check: {refused}", file=sys.stderr)
         return EXIT_USAGE
     options = CheckOptions(
         args.contract_version,
