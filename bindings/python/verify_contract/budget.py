@@ -69,6 +69,12 @@ VALUE_CAP = 120
 GroupPath = tuple[str, ...]
 
 
+def _expected_ok(expected: Any) -> bool:
+    if isinstance(expected, tuple):
+        return len(expected) == 2 and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in expected)
+    return isinstance(expected, int) and not isinstance(expected, bool) and expected >= 0
+
+
 class BudgetError(ValueError):
     """A budget's settings are out of range (a rate outside [0, 1], a window of 0, ...)."""
 
@@ -287,6 +293,8 @@ class FailureBudget:
         min_samples: int | None = None,
         max_consecutive_masked: int | None = None,
         group_by: Iterable[str] = (),
+        expected: int | tuple[int, int] | None = None,
+        track_identities: bool = False,
     ) -> None:
         for name, rate in (("max_masked", max_masked), ("warn_masked", warn_masked)):
             if rate is not None and not (isinstance(rate, (int, float)) and 0.0 <= rate <= 1.0):
@@ -303,6 +311,8 @@ class FailureBudget:
             or max_consecutive_masked < 0
         ):
             raise BudgetError(f"max_consecutive_masked must be a whole number >= 0, not {max_consecutive_masked!r}")
+        if expected is not None and not _expected_ok(expected):
+            raise BudgetError(f"expected must be a count >= 0 or (tasks, repeats) >= 1, not {expected!r}")
         if isinstance(group_by, str):
             group_by = [group_by]
         self.group_names = tuple(text.strip() for text in group_by)
@@ -320,27 +330,48 @@ class FailureBudget:
         self.warnings = 0
         self.breaches = 0
         self.longest_where: tuple[str, int | None] | None = None
+        self.expected = expected
+        # Identities (SPEC 11.1, 11.3): every rollout's when asked (``expected``, a retry list), else none.
+        self.track_identities = track_identities or expected is not None
+        self.identities: dict[tuple[Any, ...], tuple[int, str | None, tuple[str, int | None] | None, bool]] = {}
+        self.anonymous: list[tuple[int, str | None, tuple[str, int | None] | None]] = []
+        self.unidentified = 0
 
     # -- feeding -------------------------------------------------------------------------------------------
-    def observe(self, document: Any, where: tuple[str, int | None] | None = None) -> list[BudgetEvent]:
+    def observe(
+        self, document: Any, where: tuple[str, int | None] | None = None, *, valid: bool = True
+    ) -> list[BudgetEvent]:
         """One verify response (a dict, as parsed): counted as masked when its effective mask is true, as
-        failed when it is not an object or its mask is not a boolean. Returns what it changed."""
+        failed when it is not an object or its mask is not a boolean, or when the caller found it breaks the
+        contract (``valid=False``: this class does not validate, to stay cheap). Returns what it changed."""
         state, kind = document_state(document)
+        if not valid:
+            state = FAILED
         group = group_of(document, self.group_paths) if self.group_paths else ()
-        return self.record(state, kind, group, where)
+        identity = identity_of(document) if self.track_identities else None
+        return self.record(state, kind, group, where, identity)
 
     def observe_failure(self, row: Any, where: tuple[str, int | None] | None = None) -> list[BudgetEvent]:
         """One failed attempt with no usable verify response (a failures-file row): counted as failed, under
         its ``failure_kind``, else its ``_ng_failure_class``."""
         kind = _kind_of(row) if isinstance(row, Mapping) else None
         group = group_of(row, self.group_paths) if self.group_paths else ()
-        return self.record(FAILED, kind, group, where)
+        identity = identity_of(row) if self.track_identities else None
+        return self.record(FAILED, kind, group, where, identity, failure_row=True)
 
     def record(
-        self, state: int, kind: str | None, group: tuple[str, ...] = (), where: tuple[str, int | None] | None = None
+        self,
+        state: int,
+        kind: str | None,
+        group: tuple[str, ...] = (),
+        where: tuple[str, int | None] | None = None,
+        identity: tuple[Any, ...] | None = None,
+        failure_row: bool = False,
     ) -> list[BudgetEvent]:
-        """The primitive the others use: one rollout of a known state, kind and group."""
+        """The primitive the others use: one rollout of a known state, kind, group and identity
+        (``failure_row``: a failures-file row, an earlier attempt where a main row has the identity)."""
         events: list[BudgetEvent] = []
+        self._remember(identity, state, kind, where, failure_row)
         label = (kind or NO_KIND) if state else ""
         if state and label not in self.total.kinds and len(self.total.kinds) >= MAX_DISTINCT:
             label = OTHER
@@ -379,8 +410,27 @@ class FailureBudget:
         scope.counts[OK] += count
         scope.run = 0
         scope.seen = before + count
+        self.unidentified += count
         self._evict(scope)
         self._blocks(scope, before, count)
+
+    def _remember(
+        self,
+        identity: tuple[Any, ...] | None,
+        state: int,
+        kind: str | None,
+        where: tuple[str, int | None] | None,
+        failure_row: bool,
+    ) -> None:
+        if identity is None:
+            self.unidentified += 1
+            if state != OK:
+                self.anonymous.append((state, kind, where))
+            return
+        known = self.identities.get(identity)
+        if known is not None and failure_row and not known[3]:
+            return  # an attempt of a rollout a main row decides
+        self.identities[identity] = (state, kind, where, failure_row)
 
     # -- the state machine ---------------------------------------------------------------------------------
     def _evict(self, scope: _Scope) -> None:
@@ -499,11 +549,64 @@ class FailureBudget:
 
     @property
     def breached(self) -> bool:
-        return self.first_breach is not None
+        """A bound was passed: a window, a run, or the share lost of those expected (SPEC 11.3)."""
+        return self.first_breach is not None or self.missing_breach() is not None
+
+    def present(self) -> int:
+        """Distinct rollouts seen: identities, plus each rollout without one."""
+        return len(self.identities) + self.unidentified
+
+    def missing(self) -> list[tuple[int, int]] | int | None:
+        """Missing identities (``expected`` a (tasks, repeats) grid), how many (a count), or None."""
+        if self.expected is None:
+            return None
+        if isinstance(self.expected, tuple):
+            tasks, repeats = self.expected
+            return [(t, r) for t in range(tasks) for r in range(repeats) if (t, r) not in self.identities]
+        return max(self.expected - self.present(), 0)
+
+    def missing_count(self) -> int | None:
+        missing = self.missing()
+        return len(missing) if isinstance(missing, list) else missing
+
+    def expected_total(self) -> int | None:
+        if isinstance(self.expected, tuple):
+            return self.expected[0] * self.expected[1]
+        return self.expected
+
+    def missing_breach(self) -> float | None:
+        """The share of expected rollouts lost (masked, failed or missing) when it passes ``max_masked``."""
+        expected, bound = self.expected_total(), self.max_masked
+        if not expected or bound is None:
+            return None
+        lost = (self.total.counts[MASKED] + self.total.counts[FAILED] + (self.missing_count() or 0)) / expected
+        return lost if lost > bound else None
+
+    def retry_rows(self) -> list[dict[str, Any]]:
+        """The rollouts to run again (SPEC 11.4): masked, failed, missing; one JSON object each, with its
+        identity where it has one, else its file and line."""
+        rows: list[dict[str, Any]] = []
+        for identity, (state, kind, where, failure_row) in self.identities.items():
+            if state == OK:
+                continue
+            row: dict[str, Any] = dict(zip(IDENTITY_KEYS, identity, strict=True))
+            row.update(why=STATE_NAMES[state], failure_kind=kind)
+            if where is not None:
+                row.update(file=where[0], line=where[1])
+            if failure_row:
+                row["failures_file"] = True
+            rows.append(row)
+        for state, kind, where in self.anonymous:
+            row = {} if where is None else {"file": where[0], "line": where[1]}
+            rows.append({**row, "why": STATE_NAMES[state], "failure_kind": kind})
+        missing = self.missing()
+        if isinstance(missing, list):
+            rows.extend(dict(zip(IDENTITY_KEYS, pair, strict=True), why="missing") for pair in missing)
+        return rows
 
     def verdict(self) -> str:
-        """ "breach", "warning", "ok", or "too few rollouts" (no window was ever judged)."""
-        if self.first_breach is not None:
+        """``breach``, ``warning``, ``ok``, or ``too few rollouts`` (no window was ever judged)."""
+        if self.breached:
             return "breach"
         if self.first_warning is not None:
             return "warning"
@@ -552,6 +655,7 @@ class FailureBudget:
             "min_samples": self.min_samples,
             "max_consecutive_masked": self.max_consecutive,
             "group_by": list(self.group_names),
+            "expected": list(self.expected) if isinstance(self.expected, tuple) else self.expected,
         }
 
     def summary(self) -> dict[str, Any]:
@@ -572,4 +676,11 @@ class FailureBudget:
             groups.append({"group": self._named(group), **self._scope_summary(scope)})
         data["groups"] = groups
         data["unresolved_group_paths"] = self.unresolved_groups()
+        expected = self.expected_total()
+        data["expected"] = None
+        if expected is not None:
+            data["expected"] = {"expected": expected, "present": self.present(), "missing": self.missing_count()}
+            lost = self.missing_breach()
+            if lost is not None:
+                data["expected"]["breach"] = round(lost, 6)
         return data

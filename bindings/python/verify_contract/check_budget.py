@@ -18,7 +18,6 @@ from verify_contract.budget import (
     FAILED,
     MASKED,
     OK,
-    STATE_NAMES,
     FailureBudget,
     GroupPath,
     _kind_of,
@@ -209,26 +208,23 @@ def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
 
 # -- the run -------------------------------------------------------------------------------------------------
 class BudgetRun:
-    """One ``check`` run's budget: the ``FailureBudget`` fed in input order, the identities seen (for
-    ``--expected`` and the retry list), and the failures files read."""
+    """One ``check`` run's budget: the ``FailureBudget`` fed in input order, and the failures files read."""
 
     def __init__(
         self,
         budget: FailureBudget,
         spec: FactSpec,
-        expected: int | tuple[int, int] | None = None,
         on_event: Callable[[BudgetEvent], None] | None = None,
     ) -> None:
         self.budget = budget
         self.spec = spec
-        self.expected = expected
         self.on_event = on_event
         self.events: list[BudgetEvent] = []
         self.sidecars: dict[str, dict[str, Any]] = {}
-        # identity -> (state, kind, file, line) of its latest row; main rows win over failures-file rows.
-        self.identities: dict[tuple[Any, ...], tuple[int, str | None, str, int, bool]] = {}
-        self.anonymous: list[tuple[int, str | None, str, int]] = []  # masked or failed rows without identity
-        self.unidentified = 0  # rows without identity (counted only when the spec asks for identities)
+
+    @property
+    def expected(self) -> int | tuple[int, int] | None:
+        return self.budget.expected
 
     def feed(self, facts: ChunkFacts) -> None:
         budget = self.budget
@@ -241,23 +237,18 @@ class BudgetRun:
                 index = match.start()
                 if index > at:
                     self._skip(states, at, index, path, first)
-                state = states[index] - 1
                 kind, group, _ = details.get(index, (None, (), None))
-                where = (path, first + index)
-                events += budget.record(state, kind, group, where)
-                self._remember(None, state, kind, where, facts.sidecar)
+                events += budget.record(states[index] - 1, kind, group, (path, first + index), None, facts.sidecar)
                 at = index + 1
             if at < len(states):
                 self._skip(states, at, len(states), path, first)
         else:
+            absent = (ABSENT_GROUP,) * len(self.spec.group_paths)
             for index, byte in enumerate(states):
                 if not byte:
                     continue
-                state = byte - 1
-                kind, group, identity = details.get(index, (None, (ABSENT_GROUP,) * len(self.spec.group_paths), None))
-                where = (path, first + index)
-                events += budget.record(state, kind, group, where)
-                self._remember(identity, state, kind, where, facts.sidecar)
+                kind, group, identity = details.get(index, (None, absent, None))
+                events += budget.record(byte - 1, kind, group, (path, first + index), identity, facts.sidecar)
         for event in events:
             self.events.append(event)
             if self.on_event is not None:
@@ -282,19 +273,6 @@ class BudgetRun:
 
         self.budget.skip(usable, where_at)
 
-    def _remember(
-        self, identity: tuple[Any, ...] | None, state: int, kind: str | None, where: tuple[str, int], sidecar: bool
-    ) -> None:
-        if identity is None:
-            self.unidentified += 1
-            if state != OK:
-                self.anonymous.append((state, kind, where[0], where[1]))
-            return
-        known = self.identities.get(identity)
-        if known is not None and sidecar and not known[4]:
-            return  # a failed attempt of a rollout the main file holds: the main row is its outcome
-        self.identities[identity] = (state, kind, where[0], where[1], sidecar)
-
     def add_sidecar(self, path: str, read: SidecarRead) -> None:
         """A failures file's counts (its rows so far: follow mode calls this again as it grows)."""
         self.sidecars[path] = {
@@ -307,77 +285,19 @@ class BudgetRun:
             self.feed(read.facts)
             read.facts = None
 
-    # -- reading -------------------------------------------------------------------------------------------
     def breached(self) -> bool:
-        """A bound was passed: the masked rate, a masked run, or, with ``--expected`` and ``--max-masked``,
-        the share of expected rollouts that are masked, failed or missing (SPEC 11.3)."""
-        return self.budget.breached or self.missing_breach() is not None
-
-    def missing_breach(self) -> float | None:
-        """The share of expected rollouts lost (masked, failed or missing) when it passes ``max_masked``."""
-        expected, bound = self.expected_total(), self.budget.max_masked
-        if not expected or bound is None:
-            return None
-        missing = self.missing()
-        count = len(missing) if isinstance(missing, list) else (missing or 0)
-        counts = self.budget.total.counts
-        lost = (counts[MASKED] + counts[FAILED] + count) / expected
-        return lost if lost > bound else None
-
-    def expected_total(self) -> int | None:
-        if self.expected is None:
-            return None
-        if isinstance(self.expected, tuple):
-            return self.expected[0] * self.expected[1]
-        return self.expected
-
-    def present(self) -> int:
-        """Distinct rollouts seen: identities, plus each row without one (SPEC 11.3)."""
-        return len(self.identities) + self.unidentified
+        return self.budget.breached
 
     def missing(self) -> list[tuple[int, int]] | int | None:
-        """Missing identities (with ``--expected TASKSxREPEATS``) or how many (with ``--expected N``)."""
-        if self.expected is None:
-            return None
-        if isinstance(self.expected, tuple):
-            tasks, repeats = self.expected
-            return [(t, r) for t in range(tasks) for r in range(repeats) if (t, r) not in self.identities]
-        return max(self.expected - self.present(), 0)
+        return self.budget.missing()
 
     def retry_rows(self) -> list[dict[str, Any]]:
-        """The rollouts to run again (SPEC 11.4): masked, failed, missing; one JSON object each."""
-        rows: list[dict[str, Any]] = []
-        for identity, (state, kind, file, line, sidecar) in self.identities.items():
-            if state == OK:
-                continue
-            row = dict(zip(("_ng_task_index", "_ng_rollout_index"), identity, strict=True))
-            row.update(why=STATE_NAMES[state], failure_kind=kind, file=file, line=line)
-            if sidecar:
-                row["failures_file"] = True
-            rows.append(row)
-        for state, kind, file, line in self.anonymous:
-            rows.append({"file": file, "line": line, "why": STATE_NAMES[state], "failure_kind": kind})
-        missing = self.missing()
-        if isinstance(missing, list):
-            for task, rollout in missing:
-                rows.append({"_ng_task_index": task, "_ng_rollout_index": rollout, "why": "missing"})
-        return rows
+        return self.budget.retry_rows()
 
     def summary(self) -> dict[str, Any]:
         data = self.budget.summary()
-        expected = self.expected_total()
-        if expected is not None:
-            missing = self.missing()
-            count = len(missing) if isinstance(missing, list) else missing
-            lost = self.missing_breach()
-            data["expected"] = {"expected": expected, "present": self.present(), "missing": count}
-            if lost is not None:
-                data["expected"]["breach"] = round(lost, 6)
-                data["verdict"] = "breach"
-        else:
-            data["expected"] = None
         data["failures_files"] = self.sidecars
         return data
 
 
-__all__ = ["FAILED", "MASKED", "BudgetRun", "ChunkFacts", "FactSpec", "chunk_facts", "read_sidecar", "sidecar_of"]
+__all__ = ["BudgetRun", "ChunkFacts", "FactSpec", "chunk_facts", "read_sidecar", "sidecar_lines", "sidecar_of"]

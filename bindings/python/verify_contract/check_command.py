@@ -238,11 +238,13 @@ def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
             min_samples=args.min_samples,
             max_consecutive_masked=args.max_consecutive_masked,
             group_by=paths,
+            expected=args.expected,
+            track_identities=args.retry_list is not None,
         )
     except BudgetError as error:
         raise UsageError(str(error)) from None
     identities = args.expected is not None or args.retry_list is not None
-    return BudgetRun(budget, FactSpec(budget.group_paths, identities), args.expected, on_event)
+    return BudgetRun(budget, FactSpec(budget.group_paths, identities), on_event)
 
 
 def exit_code(report: Report, warnings_as_errors: bool) -> int:
