@@ -86,8 +86,6 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
         )
     if len(groups) > GROUPS_LISTED:
         lines.append(f"  ... {len(groups) - GROUPS_LISTED} more groups (all in --format json)")
-    for path in data["unresolved_group_paths"]:
-        lines.append(f"  group path {path!r} resolved in no rollout: every rollout is in its (absent) group")
     for path, counts in data["failures_files"].items():
         classes = ", ".join(f"{name} {count:,}" for name, count in counts["classes"].items()) or "none"
         lines.append(

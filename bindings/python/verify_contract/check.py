@@ -332,7 +332,33 @@ def check_paths(
                 continue
             add_sidecar_findings(report, file, read.findings)
             budget.add_sidecar(file, read)
+        add_budget_findings(report)
     return report
+
+
+def add_budget_findings(report: Report) -> None:
+    """What the budget found about the run as a whole, as findings: rollouts missing against ``--expected``
+    and group paths that resolved in no rollout (SPEC 11.5)."""
+    budget = None if report.budget is None else report.budget.budget
+    if budget is None:
+        return
+    from verify_contract.findings import Finding, Severity
+
+    found = []
+    missing = budget.missing_count()
+    if missing:
+        expected = budget.expected_total()
+        found.append(
+            Finding("budget-missing", Severity.WARNING, f"{missing:,} of {expected:,} expected rollouts have no row")
+        )
+    for path in budget.unresolved_groups():
+        message = f"group path {path!r} resolved in no rollout: every rollout is in its (absent) group"
+        found.append(Finding("budget-group-unresolved", Severity.WARNING, message))
+    for finding in found:
+        report.tally.rules[finding.rule] += 1
+        report.tally.severities[finding.severity.value] += 1
+        if len(report.tally.findings) < report.max_findings:
+            report.tally.findings.append(LocatedFinding("<run>", None, finding))
 
 
 def add_sidecar_findings(report: Report, file: str, findings: list[tuple[int, Finding]]) -> None:

@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-from verify_contract.check import Report, add_sidecar_findings
+from verify_contract.check import Report, add_budget_findings, add_sidecar_findings
 from verify_contract.check_budget import BudgetRun, SidecarRead, sidecar_lines
 from verify_contract.check_lines import CheckOptions, check_chunk
 from verify_contract.exit_codes import EXIT_BUDGET, EXIT_USAGE
@@ -203,6 +203,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
         main.close()
         if side is not None:
             side.close()
+    add_budget_findings(report)
     try:
         write_outputs(report, args)
     except (OSError, ImportError) as failed:

@@ -1,0 +1,263 @@
+"""``verify-contract check`` with a failure budget (SPEC 11): the incident's storm caught at its first
+window, failures files, the retry list, --jobs, bad input, metrics checked by promtool, the plot."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verify_contract import check
+from verify_contract.budget import BudgetError, FailureBudget
+from verify_contract.check_budget import BudgetRun, FactSpec
+from verify_contract.check_lines import CheckOptions
+from verify_contract.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
+
+
+def _storm_module() -> Any:
+    spec = importlib.util.spec_from_file_location("storm", ROOT / "examples" / "storm.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+STORM = _storm_module()
+STORM_FLAGS = ["--max-masked", "0.2", "--warn-masked", "0.1", "--group-by", "_ng_environment_server"]
+
+
+@pytest.fixture
+def storm(tmp_path: Path) -> Path:
+    main_file, _ = STORM.write(tmp_path)
+    return main_file
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, dict[str, Any]]:
+    code = main(["check", *arguments, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_storm_is_caught_at_its_first_window_with_the_environment_and_the_kind(
+    storm: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main_rows, failures, killed = STORM.rows()
+    code = main(["check", str(storm), *STORM_FLAGS, "--expected", f"{STORM.TASKS}x{STORM.REPEATS}"])
+    text = capsys.readouterr().out
+    assert code == 3  # budget breached: neither 1 (contract) nor 2 (usage)
+    first_masked = next(i for i, row in enumerate(main_rows, 1) if row.get("mask_sample"))
+    first_breach = next(line for line in text.splitlines() if " breach [budget-masked-rate]" in line)
+    # "rollouts.jsonl:335: breach [...] ..." : within one window of the storm's first masked reply
+    line = int(first_breach.split(":")[1])
+    assert first_masked < line < first_masked + 64, (first_masked, first_breach)
+    assert "_ng_environment_server=browser_env" in text and "session_lost" in text
+    assert f"failures file {storm.parent / 'rollouts_failures.jsonl'}: {len(failures)} failed rollouts" in text
+    assert f"{killed} missing" in text
+    assert "BREACH" in text
+
+
+def test_the_json_report_has_the_budget_section_and_counts_add_up(
+    storm: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main_rows, failures, killed = STORM.rows()
+    code, report = run_json(capsys, str(storm), *STORM_FLAGS, "--expected", f"{STORM.TASKS}x{STORM.REPEATS}")
+    budget = report["budget"]
+    assert code == 3
+    assert report["lines"] == len(main_rows) == report["valid"]  # the failures file is not checked as documents
+    assert budget["rollouts"] == len(main_rows) + len(failures) == budget["ok"] + budget["masked"] + budget["failed"]
+    assert budget["failed"] == len(failures) and budget["masked"] == report["masked"]
+    lost = round((budget["masked"] + budget["failed"] + killed) / 1280, 6)  # past --max-masked: a breach too
+    assert budget["expected"] == {"expected": 1280, "present": 1280 - killed, "missing": killed, "breach": lost}
+    breach = budget["first_breach"]
+    assert breach["rule"] == "budget-masked-rate" and breach["file"].endswith("rollouts.jsonl")
+    assert list(breach["kinds"]) == ["session_lost"]
+    groups = {g["group"]["_ng_environment_server"]: g for g in budget["groups"]}
+    assert groups["browser_env"]["masked"] == budget["masked"] and groups["math_env"]["masked"] == 0
+    assert sum(g["rollouts"] for g in groups.values()) == budget["rollouts"]
+    assert report["rules"]["budget-missing"] == 1
+
+
+def test_retry_list_names_each_rollout_to_run_again(
+    storm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main_rows, failures, killed = STORM.rows()
+    retry = tmp_path / "retry.jsonl"
+    main(["check", str(storm), "--expected", f"{STORM.TASKS}x{STORM.REPEATS}", "--retry-list", str(retry)])
+    capsys.readouterr()
+    rows = [json.loads(line) for line in retry.read_text().splitlines()]
+    by_why: dict[str, set[tuple[int, int]]] = {}
+    for row in rows:
+        by_why.setdefault(row["why"], set()).add((row["_ng_task_index"], row["_ng_rollout_index"]))
+    masked = {(r["_ng_task_index"], r["_ng_rollout_index"]) for r in main_rows if r.get("mask_sample")}
+    failed = {(r["_ng_task_index"], r["_ng_rollout_index"]) for r in failures}
+    seen = {(r["_ng_task_index"], r["_ng_rollout_index"]) for r in main_rows} | failed
+    every = {(t, r) for t in range(STORM.TASKS) for r in range(STORM.REPEATS)}
+    assert by_why == {"masked": masked, "failed": failed, "missing": every - seen}
+    assert len(rows) == len(masked) + len(failed) + killed
+
+
+def test_a_failed_attempt_whose_rollout_later_succeeded_is_not_retried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "out.jsonl").write_text(json.dumps({"reward": 1, "_ng_task_index": 0, "_ng_rollout_index": 0}) + "\n")
+    (tmp_path / "out_failures.jsonl").write_text(
+        json.dumps({"_ng_failure_class": "agent_run_error", "_ng_task_index": 0, "_ng_rollout_index": 0}) + "\n"
+    )
+    retry = tmp_path / "retry.jsonl"
+    main(["check", str(tmp_path / "out.jsonl"), "--retry-list", str(retry), "--expected", "1x1"])
+    capsys.readouterr()
+    assert retry.read_text() == ""
+
+
+def test_jobs_and_chunking_give_the_same_budget(
+    storm: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline = run_json(capsys, str(storm), *STORM_FLAGS, "--expected", "1280")
+    monkeypatch.setattr(check, "RANGE_BYTES", 30001)  # many byte ranges, so --jobs shares the file
+    monkeypatch.setattr(check, "SHARE_MIN_BYTES", 1000)
+    for jobs in ("1", "2", "3"):
+        assert run_json(capsys, str(storm), *STORM_FLAGS, "--expected", "1280", "--jobs", jobs) == baseline
+
+
+def test_budget_from_chunks_equals_the_library_fed_line_by_line(storm: Path) -> None:
+    """The CLI's bulk path (usable lines skipped in bulk) and observe() on every document agree."""
+    library = FailureBudget(max_masked=0.2, warn_masked=0.1, window=50, min_samples=30, max_consecutive_masked=5)
+    for line_number, line in enumerate(storm.read_text().splitlines(), 1):
+        library.observe(json.loads(line), (str(storm), line_number))
+    cli = BudgetRun(
+        FailureBudget(max_masked=0.2, warn_masked=0.1, window=50, min_samples=30, max_consecutive_masked=5), FactSpec()
+    )
+    options = CheckOptions(facts=cli.spec)
+    check.check_paths([storm], options=options, budget=cli, sidecars=False)
+    assert cli.budget.summary() == library.summary()
+
+
+def test_a_failures_file_in_a_directory_is_not_checked_as_verify_responses(
+    storm: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, report = run_json(capsys, str(storm.parent))
+    assert code == 0 and report["invalid"] == 0  # without a budget flag, the rows are still counted as failed
+    assert report["budget"]["failed"] == len(STORM.rows()[1])
+    code, report = run_json(capsys, str(storm.parent), "--no-sidecar")
+    assert code == 1 and report["rules"]["reward-required"] == len(STORM.rows()[1])
+
+
+def test_an_unreadable_failures_line_is_one_finding_and_the_lines_add_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "out.jsonl").write_text('{"reward": 1}\n')
+    (tmp_path / "out_failures.jsonl").write_text(
+        '{"_ng_failure_class": "agent_run_error"}\n{"_ng_failure_cl\n\n[1, 2]\n{"_ng_failure_class": "x"}\n'
+    )
+    code, report = run_json(capsys, str(tmp_path / "out.jsonl"), "--max-masked", "1")
+    unreadable = [f for f in report["findings"] if f["rule"] == "budget-sidecar-unreadable"]
+    assert [(f["path"].endswith("out_failures.jsonl"), f["line"]) for f in unreadable] == [(True, 2), (True, 4)]
+    counts = report["budget"]["failures_files"][str(tmp_path / "out_failures.jsonl")]
+    assert counts == {"rows": 2, "blank": 1, "unreadable": 2, "classes": {"agent_run_error": 1, "x": 1}}
+    assert report["budget"]["failed"] == 2 and report["budget"]["rollouts"] == 3
+    assert code == 0  # warnings only
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--max-masked", "1.5"], "outside [0, 1]"),
+        (["--warn-masked", "nan"], "outside [0, 1]"),
+        (["--max-masked", "abc"], "is not a rate"),
+        (["--window", "0"], "below 1"),
+        (["--min-samples", "65"], "min_samples must be between 1 and the window"),
+        (["--expected", "12y"], "TASKSxREPEATS"),
+        (["--group-by", "a..b"], "not a dotted member path"),
+        (["--fail-fast"], "--fail-fast stops a --follow run"),
+    ],
+)
+def test_bad_budget_settings_are_one_line_and_exit_2(flags: list[str], says: str, storm: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "verify_contract", "check", str(storm), *flags], capture_output=True, text=True
+    )
+    assert done.returncode == 2, done
+    assert "Traceback" not in done.stderr
+    reason = done.stderr.strip().splitlines()[-1]  # argparse prints its usage first, then the reason: one line
+    assert reason.startswith("verify-contract check: ") and says in reason, done.stderr
+
+
+def test_budget_settings_refused_by_the_library() -> None:
+    for settings in ({"max_masked": -0.1}, {"window": 0}, {"window": 4, "min_samples": 5}, {"expected": (0, 3)}):
+        with pytest.raises(BudgetError):
+            FailureBudget(**settings)  # type: ignore[arg-type]
+
+
+def _promtool() -> str | None:
+    found = shutil.which("promtool")
+    if found is None and REQUIRE_ALL:
+        pytest.fail("promtool is missing: .ci/run installs Debian's prometheus package")
+    return found
+
+
+def test_metrics_file_passes_promtool_and_keeps_labels_low_cardinality(
+    storm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    metrics = tmp_path / "check.prom"
+    main(["check", str(storm), *STORM_FLAGS, "--metrics-file", str(metrics)])
+    capsys.readouterr()
+    text = metrics.read_text()
+    assert 'verify_contract_masked_rollouts_total{failure_kind="session_lost",group__ng_environment_server="browser_env"}' in text
+    assert "verify_contract_budget_breached 1.0" in text
+    assert "failure_reason" not in text and "target closed" not in text and "_ng_task_index" not in text
+    promtool = _promtool()
+    if promtool is None:
+        pytest.skip("promtool not installed (apt-get install prometheus)")
+    done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_unregistered_kinds_collapse_to_one_label(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [{"reward": 0, "mask_sample": True, "failure_kind": f"made_up_{i}"} for i in range(30)]
+    rows.append({"reward": 0, "mask_sample": True, "failure_kind": "browser:tab_crashed"})
+    (tmp_path / "out.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    metrics = tmp_path / "m.prom"
+    main(["check", str(tmp_path / "out.jsonl"), "--metrics-file", str(metrics)])
+    capsys.readouterr()
+    kinds = [line for line in metrics.read_text().splitlines() if line.startswith("verify_contract_masked_rollouts_total")]
+    assert kinds == [
+        'verify_contract_masked_rollouts_total{failure_kind="browser:tab_crashed"} 1.0',
+        'verify_contract_masked_rollouts_total{failure_kind="unregistered"} 30.0',
+    ]
+
+
+def test_the_example_alerting_rules_fire_on_a_storm_and_not_on_a_quiet_run() -> None:
+    promtool = _promtool()
+    if promtool is None:
+        pytest.skip("promtool not installed (apt-get install prometheus)")
+    rules = ROOT / "examples" / "alerts"
+    done = subprocess.run(
+        [promtool, "test", "rules", "verify-contract.test.yml"], cwd=rules, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run([promtool, "check", "rules", "verify-contract.rules.yml"], cwd=rules, capture_output=True)
+    assert done.returncode == 0, done
+
+
+def test_plot_is_written_and_shows_the_storm(storm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib import image
+
+    picture = tmp_path / "storm.png"
+    main(["check", str(storm), *STORM_FLAGS, "--plot", str(picture)])
+    capsys.readouterr()
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    pixels = image.imread(str(picture))
+    assert pixels.shape[0] > 400 and pixels.shape[1] > 600
+    assert pixels[..., :3].std() > 0.05  # not blank
+    # The storm's colour (the first kind band, tab10 blue) covers a visible share of the picture.
+    blue = (abs(pixels[..., 0] - 0.12) < 0.05) & (abs(pixels[..., 1] - 0.47) < 0.05) & (abs(pixels[..., 2] - 0.71) < 0.05)
+    assert blue.mean() > 0.02
