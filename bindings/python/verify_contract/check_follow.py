@@ -208,7 +208,9 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
         write_outputs(report, args)
     except (OSError, ImportError) as failed:
         report.input_errors.append(str(failed))
-    print(format_json(report, options) if as_json else format_text(report, options, listing=False), flush=True)
+    # JSON: the report on one line, after the events' lines (a stream of JSON lines).
+    text = json.dumps(json.loads(format_json(report, options))) if as_json else format_text(report, options, False)
+    print(text, flush=True)
     for problem in report.input_errors:
         print(f"verify-contract check: {problem}", file=sys.stderr)
     return code
