@@ -210,7 +210,10 @@ def test_metrics_file_passes_promtool_and_keeps_labels_low_cardinality(
     main(["check", str(storm), *STORM_FLAGS, "--metrics-file", str(metrics)])
     capsys.readouterr()
     text = metrics.read_text()
-    assert 'verify_contract_masked_rollouts_total{failure_kind="session_lost",group__ng_environment_server="browser_env"}' in text
+    assert (
+        'verify_contract_masked_rollouts_total{failure_kind="session_lost",group__ng_environment_server="browser_env"}'
+        in text
+    )
     assert "verify_contract_budget_breached 1.0" in text
     assert "failure_reason" not in text and "target closed" not in text and "_ng_task_index" not in text
     promtool = _promtool()
@@ -227,7 +230,9 @@ def test_unregistered_kinds_collapse_to_one_label(tmp_path: Path, capsys: pytest
     metrics = tmp_path / "m.prom"
     main(["check", str(tmp_path / "out.jsonl"), "--metrics-file", str(metrics)])
     capsys.readouterr()
-    kinds = [line for line in metrics.read_text().splitlines() if line.startswith("verify_contract_masked_rollouts_total")]
+    kinds = [
+        line for line in metrics.read_text().splitlines() if line.startswith("verify_contract_masked_rollouts_total")
+    ]
     assert kinds == [
         'verify_contract_masked_rollouts_total{failure_kind="browser:tab_crashed"} 1.0',
         'verify_contract_masked_rollouts_total{failure_kind="unregistered"} 30.0',
@@ -259,5 +264,7 @@ def test_plot_is_written_and_shows_the_storm(storm: Path, tmp_path: Path, capsys
     assert pixels.shape[0] > 400 and pixels.shape[1] > 600
     assert pixels[..., :3].std() > 0.05  # not blank
     # The storm's colour (the first kind band, tab10 blue) covers a visible share of the picture.
-    blue = (abs(pixels[..., 0] - 0.12) < 0.05) & (abs(pixels[..., 1] - 0.47) < 0.05) & (abs(pixels[..., 2] - 0.71) < 0.05)
+    blue = (
+        (abs(pixels[..., 0] - 0.12) < 0.05) & (abs(pixels[..., 1] - 0.47) < 0.05) & (abs(pixels[..., 2] - 0.71) < 0.05)
+    )
     assert blue.mean() > 0.02

@@ -181,7 +181,10 @@ def test_gzip_is_refused_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "rollouts.jsonl"  # named like JSONL: the magic bytes decide
     path.write_bytes(gzip.compress(USABLE.encode()))
     done = subprocess.run(
-        [sys.executable, "-m", "verify_contract", "check", "--follow", str(path)], capture_output=True, text=True, timeout=DEADLINE
+        [sys.executable, "-m", "verify_contract", "check", "--follow", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [

@@ -46,7 +46,9 @@ def _found(summary: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
     }
     if "groups" in expected:
         found["groups"] = {
-            " ".join(f"{k}={v}" for k, v in g["group"].items()): {key: g[key] for key in ("rollouts", "masked", "failed")}
+            " ".join(f"{k}={v}" for k, v in g["group"].items()): {
+                key: g[key] for key in ("rollouts", "masked", "failed")
+            }
             for g in summary["groups"]
         }
     if "longest_masked_run" in expected:

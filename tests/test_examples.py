@@ -134,3 +134,19 @@ def test_the_examples_run_from_the_command_line() -> None:
         check=False,
     )
     assert conformance.returncode == 0 and "conforms" in conformance.stdout, conformance.stdout
+
+
+def test_the_grpo_loop_stops_at_the_storms_first_breach(tmp_path: Path) -> None:
+    """examples/grpo_budget.py on examples/storm.py's run: trains the quiet steps, stops in the storm's."""
+    subprocess.run([sys.executable, str(EXAMPLES / "storm.py"), str(tmp_path)], check=True, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "grpo_budget.py"), str(tmp_path / "rollouts.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 3, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines if "trained on" in line] == [f"step {i}" for i in range(5)]
+    assert "step 5: breach: all rollouts:" in done.stdout and "session_lost" in done.stdout
+    assert "step 5: stopping the run" in done.stdout
