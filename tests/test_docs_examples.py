@@ -55,3 +55,19 @@ def test_the_readme_demo_output_is_true() -> None:
         expected = [line for line in expected if not line.startswith("pre-check:")]
     assert expected[0] == actual[0]
     assert expected[1:] == actual[-len(expected) + 1 :]
+
+
+def test_the_readme_storm_output_is_true(tmp_path: Path) -> None:
+    """README's failure-budget example, run as shown in a fresh directory, prints what README shows."""
+    commands = next(b for b in blocks("README.md", "bash") if "examples/storm.py run" in b.code).code
+    shown = next(b for b in blocks("README.md", "") if "failure budget (window 64" in b.code).code
+    script = commands.replace("python examples/storm.py", f"{sys.executable} {ROOT / 'examples' / 'storm.py'}")
+    script = script.replace("verify-contract check", f"{sys.executable} -m verify_contract check")
+    result = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert result.returncode == 3, result.stderr
+    printed = result.stdout.splitlines()
+    assert printed[:2] == ["run/rollouts.jsonl", "run/rollouts_failures.jsonl"]  # what storm.py wrote
+    assert printed[2:] == shown.splitlines()
+    retry = (tmp_path / "retry.jsonl").read_text().splitlines()
+    assert len(retry) == 482 and '"why": "missing"' in retry[-1]
+    assert (tmp_path / "run.prom").stat().st_size > 0 and (tmp_path / "storm.png").stat().st_size > 10_000

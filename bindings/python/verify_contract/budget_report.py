@@ -94,9 +94,10 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
         )
     expected = data["expected"]
     if expected is not None:
+        lost = f"; {expected['breach']:.1%} of them masked, failed or missing: BREACH" if "breach" in expected else ""
         lines.append(
             f"  expected {expected['expected']:,} rollouts: {expected['present']:,} present, "
-            f"{expected['missing']:,} missing"
+            f"{expected['missing']:,} missing{lost}"
         )
     return lines
 
