@@ -1,0 +1,120 @@
+"""The failure budget's cost (SPEC 11), as users meet it.
+
+1. Whole process, default flags: ``verify-contract check FILE`` against the same with a budget
+   (``--max-masked 0.2``), and with a group (``--group-by``, which makes check read every line's group), on
+   the benchmark corpora (small and large lines, 5% classic defects), interleaved runs, median; the ratio is
+   budget time / plain time (target: at most 1.10 for the budget without groups).
+2. In process: ``FailureBudget.observe`` per document against ``orjson.loads`` of the same line (the cheapest
+   thing a trainer loop already does per rollout).
+
+    python benchmarks/budget.py [--scale 1.0] [--reps 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen_corpus
+
+from verify_contract.budget import FailureBudget
+
+SMALL_LINES, LARGE_LINES = 1_000_000, 20_000  # bench.py's corpora at scale 1
+
+
+def corpus(workdir: Path, size: str, lines: int) -> Path:
+    path = workdir / f"budget-{size}-{lines}.jsonl"
+    if not path.exists():
+        rows, _ = gen_corpus.generate(lines, size, 1234, 0.05, "classic")
+        path.write_text("".join(row + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def whole_process(path: Path, flags: list[str]) -> float:
+    command = [sys.executable, "-m", "verify_contract", "check", str(path), "--no-progress", *flags]
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument(
+        "--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "verify-contract-bench"
+    )
+    parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    variants = {
+        "plain": [],
+        "budget": ["--max-masked", "0.2"],
+        "budget + group": ["--max-masked", "0.2", "--group-by", "failure_kind"],
+    }
+    print("| corpus | variant | median s | ratio to plain |")
+    print("|---|---|---:|---:|")
+    for size, lines in (("small", SMALL_LINES), ("large", LARGE_LINES)):
+        path = corpus(args.workdir, size, max(50, round(lines * args.scale)))
+        times: dict[str, list[float]] = {name: [] for name in variants}
+        for flags in variants.values():
+            whole_process(path, flags)  # warm the page cache and the bytecode
+        for _ in range(args.reps):  # interleaved: drift hits every variant alike
+            for name, flags in variants.items():
+                times[name].append(whole_process(path, flags))
+        plain = statistics.median(times["plain"])
+        for name in variants:
+            median = statistics.median(times[name])
+            rows.append({"corpus": f"{size} lines", "variant": name, "seconds": median, "ratio": median / plain})
+            print(
+                f"| {size} lines ({path.stat().st_size / 1e6:.0f} MB) | {name} | {median:.3f} | {median / plain:.2f} |"
+            )
+    # observe() against orjson.loads, per document of the small corpus
+    path = corpus(args.workdir, "small", max(50, round(SMALL_LINES * args.scale)))
+    lines, documents = [], []
+    for line in path.read_bytes().splitlines()[:200_000]:
+        try:
+            documents.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            continue  # the corpus's defective lines: a trainer would not get this far with them
+        lines.append(line)
+    loads, observe = [], []
+    for _ in range(args.reps):
+        start = time.perf_counter()
+        for line in lines:
+            orjson.loads(line)
+        loads.append((time.perf_counter() - start) / len(lines))
+        budget = FailureBudget(max_masked=0.2, warn_masked=0.1, group_by=["failure_kind"])
+        start = time.perf_counter()
+        for document in documents:
+            budget.observe(document)
+        observe.append((time.perf_counter() - start) / len(documents))
+    per_loads, per_observe = statistics.median(loads) * 1e6, statistics.median(observe) * 1e6
+    rows.append(
+        {
+            "corpus": "small lines",
+            "variant": "observe per document (us)",
+            "seconds": per_observe / 1e6,
+            "ratio": per_observe / per_loads,
+        }
+    )
+    print(
+        f"\nobserve(): {per_observe:.2f} us a document; orjson.loads of the same line: {per_loads:.2f} us "
+        f"(ratio {per_observe / per_loads:.2f})"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
