@@ -114,6 +114,8 @@ class ProbeReport:
 def _kind_label(kind: Any) -> str:
     if kind is None:
         return "(null)"
+    if kind == "":
+        return "(empty)"
     return cap(kind, 60) if isinstance(kind, str) else f"({type(kind).__name__})"
 
 
@@ -155,7 +157,7 @@ async def _probe_case(
 ) -> tuple[CaseResult, int] | None:
     if stop.refused:
         return None
-    body = json.dumps(case.request, ensure_ascii=False).encode("utf-8")
+    body = json.dumps(case.request).encode("ascii")  # escapes keep a lone surrogate a request holds sendable
     first = await _send(client, endpoint, body, stop)
     judged = _judge(first, settings, profile)
     findings = list(judged.findings)
