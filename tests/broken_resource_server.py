@@ -37,6 +37,8 @@ async def verify(request: Request) -> Response:
     defect = body.get("defect", "fine")
     if defect == "fine":
         return JSONResponse(_reply(body, reward=1.0, mask_sample=False), headers={"x-task": "fine"})
+    if defect == "crash":  # Starlette answers 500 and re-raises; uvicorn then drops the kept-alive connection
+        raise RuntimeError("the scorer crashed")
     if defect == "status":
         return JSONResponse({"detail": "the judge pool is exhausted"}, status_code=503)
     if defect == "content-type":

@@ -105,6 +105,7 @@ def test_replay_samples_rollout_rows_with_a_seed(
 PLANTED: dict[str, set[tuple[str, str]]] = {
     "fine": set(),
     "status": {("probe-http-status", "probe-http-status")},
+    "crash": {("probe-http-status", "probe-http-status")},  # and the repeated request is answered too
     "content-type": {("probe-content-type", "probe-content-type")},
     "contract": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
     "kind": {("probe-contract", "failure-kind-format"), ("probe-failure-kind", "probe-failure-kind")},
@@ -145,6 +146,7 @@ def test_every_planted_defect_is_found_by_its_check_id(broken_report: dict[str, 
     assert stats["by_check"]["probe-determinism"] == 1 and stats["by_check"]["probe-latency"] == 1
     assert stats["failure_kinds"]["Judge Failed"] == 1 and stats["failure_kinds"]["judge_melted"] == 1
     assert all(len(item["message"]) <= MESSAGE_CAP + 40 for item in report["findings"])
+    assert stats["replies"] == stats["requests"] == 2 * len(PLANTED)  # none lost to a dropped connection
 
 
 def test_the_junit_report_parses_with_one_testcase_per_case_and_check(broken_report: dict[str, str]) -> None:
@@ -169,7 +171,7 @@ def test_the_text_report_ends_with_statistics(broken_report: dict[str, str]) -> 
     tail = "\n".join(lines[-6:])
     assert "BREAKS THE CONTRACT" in tail and "latency ms: p50 " in tail
     assert "by check: probe-content-type 1, probe-contract 7, probe-determinism 1," in tail
-    assert "failure kinds: (none) 10, Judge Failed 1, judge_melted 1; masked 3" in tail
+    assert "failure kinds: (none) 11, Judge Failed 1, judge_melted 1; masked 3" in tail
 
 
 def test_warnings_break_only_when_asked(broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

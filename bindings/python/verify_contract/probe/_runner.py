@@ -135,10 +135,21 @@ class _Stop:
         self.replied = False
 
 
+async def _post(client: httpx.AsyncClient, endpoint: str, body: bytes) -> httpx.Response:
+    headers = {"content-type": "application/json"}
+    try:
+        return await client.post(endpoint, content=body, headers=headers)
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+        # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after
+        # its 500, and uvicorn then drops the connection) fails the next request sent on it: sent once more,
+        # on a fresh connection, as browsers do. A server that drops every connection still gets no reply.
+        return await client.post(endpoint, content=body, headers=headers)
+
+
 async def _send(client: httpx.AsyncClient, endpoint: str, body: bytes, stop: _Stop) -> Reply:
     started = time.perf_counter()
     try:
-        answer = await client.post(endpoint, content=body, headers={"content-type": "application/json"})
+        answer = await _post(client, endpoint, body)
     except httpx.ConnectError as error:
         if not stop.replied:
             stop.refused = True
@@ -169,6 +180,9 @@ async def _probe_case(
         if second.status is not None:
             latencies.append(second.latency)
             findings += compare_replies(judged, _judge(second, settings, profile, checks=()))
+        else:
+            again = _judge(second, settings, profile, checks=("probe-http-status",)).findings
+            findings += [item.replace(message=f"the repeated request: {item.message}") for item in again]
     located = [item.replace(file=case.id) for item in findings]
     result = CaseResult(case.id, located, latencies, first.status is not None, judged.failure_kind, judged.mask)
     return result, sent
