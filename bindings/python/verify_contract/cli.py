@@ -20,6 +20,7 @@ COMMAND_MODULES = {
     "conformance": "verify_contract.conformance_command",
     "upgrade": "verify_contract.upgrade_command",
     "generate": "verify_contract.generate_command",
+    "probe": "verify_contract.probe_command",
 }
 
 EXIT_BROKEN_PIPE = 141

@@ -9,6 +9,11 @@ Fixtures (profile and version come from the ``verify_contract`` marker, else cor
 - ``assert_consumer_conforms``: ``assert_consumer_conforms(read, reads="mask", takes="document")``
   likewise for a read function and the consumer obligations of SPEC 4.2
   (see ``verify_contract.conformance.consumer``).
+- ``probe_verify_app``: ``probe_verify_app(app, [request, ...])`` posts each verify request to an ASGI app
+  in process (httpx's ASGITransport, no server) and judges every reply by ``verify-contract probe``'s
+  checks; it fails the test with the probe's report when a reply breaks the contract, else returns the
+  ``ProbeReport``. The profile is the marker's when it names one, else gym (a server's wire format);
+  ``checks=``, ``max_latency=``, ``path=`` and ``warnings_as_errors=`` as the command's options. Needs httpx.
 - ``contract_vectors``: the vectors of the marker's version and profile that hold a document;
   ``contract_vector``: a test that asks for it runs once per such vector.
 
@@ -120,3 +125,39 @@ def assert_consumer_conforms(request: pytest.FixtureRequest) -> Callable[..., No
             raise ConformanceError(report.format_text())
 
     return check
+
+
+@pytest.fixture
+def probe_verify_app(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    marker = request.node.get_closest_marker(MARKER)
+    named_profile = marker.kwargs.get("profile") if marker else None
+    _, version = _settings(request)
+
+    def run(
+        app: Any,
+        requests: list[dict[str, Any]],
+        *,
+        checks: tuple[str, ...] | None = None,
+        max_latency: float | None = None,
+        path: str = "/verify",
+        warnings_as_errors: bool = False,
+    ) -> Any:
+        # httpx is imported here, not with the plugin, which every downstream test session loads.
+        from verify_contract.probe import DEFAULT_CHECKS, Case, Settings, format_report, probe_app
+
+        chosen = checks or ((*DEFAULT_CHECKS, "probe-latency") if max_latency is not None else DEFAULT_CHECKS)
+        settings = Settings(
+            version=version,
+            profile=check_profile(named_profile) if named_profile else None,
+            checks=tuple(chosen),
+            max_latency=max_latency,
+            concurrency=1,
+            warnings_as_errors=warnings_as_errors,
+        )
+        cases = [Case(f"request {index}", dict(body)) for index, body in enumerate(requests)]
+        report = probe_app(app, cases, settings, path)
+        if not report.ok:
+            raise ConformanceError(format_report(report, "text"))
+        return report
+
+    return run

@@ -1,0 +1,306 @@
+"""The probe's checks: each judges one reply (its status, headers, body and latency) under a stable id.
+
+A check id names what was looked at (``probe-http-status``); a ``probe-contract`` finding keeps the
+contract rule id the reference validator gave it (``reward-type``), with the check id in its context. The
+same judge runs in ``verify-contract probe`` and in ``verify_contract.asgi``'s middleware.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from verify_contract.contract import contract_model
+from verify_contract.findings import Finding, Severity
+from verify_contract.jsonio import parse_json
+from verify_contract.semantic import ABSENT, deprecations, ecma_search, registered_kinds, value_at
+from verify_contract.validation import validate
+from verify_contract.versions import Profile
+
+MESSAGE_CAP = 200
+"""No message the probe or the middleware writes is longer: a reply's values (a failure reason, an echoed
+request) may be long or private, so they are quoted only in part."""
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    summary: str
+    default: bool
+    """Run unless ``--checks`` names others (determinism and latency are asked for)."""
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("probe-http-status", "the server answers 200 (a reply that never came is reported here too)", True),
+    Check("probe-content-type", "the reply is declared application/json (or a +json type)", True),
+    Check("probe-contract", "the reply is valid for the profile and version; findings keep their rule ids", True),
+    Check("probe-failure-kind", "a failure_kind is well formed and registered or namespaced, not deprecated", True),
+    Check("probe-mask-agree", "the legacy mask, when written, is mirrored by the top-level mask (SPEC 4.1.5)", True),
+    Check("probe-reward-finite", "the reward is a finite number (not null, NaN, Infinity or an overflow)", True),
+    Check("probe-determinism", "the same request twice gives the same reward and mask (opt-in)", False),
+    Check("probe-latency", "the reply comes within --max-latency seconds (opt-in: set --max-latency)", False),
+)
+CHECK_IDS: tuple[str, ...] = tuple(check.id for check in CHECKS)
+DEFAULT_CHECKS: tuple[str, ...] = tuple(check.id for check in CHECKS if check.default)
+CHECK_CONTEXT = "check"
+"""The context key naming the check that found a finding (a ``probe-contract`` finding's rule is the contract's)."""
+
+
+def cap(text: str, limit: int = MESSAGE_CAP) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def wire_profile(version: str) -> Profile:
+    """The profile a resource server's replies claim (gym: the one requiring the request echo)."""
+    profiles = contract_model(version).profiles
+    return max(profiles, key=lambda name: len(profiles[name].required))
+
+
+@cache
+def request_fields(version: str) -> tuple[str, ...]:
+    """The members of a verify request that the wire profile requires and a trainer's profile does not
+    (the request echo: the request sent to the model and its response)."""
+    model = contract_model(version)
+    default = set(model.profiles[model.default_profile].required)
+    return tuple(name for name in model.profiles[wire_profile(version)].required if name not in default)
+
+
+@cache
+def reply_fields(version: str) -> tuple[str, ...]:
+    """The top-level members a server answers with (reward, mask, failure kind and reason, legacy config):
+    a rollout row without them is the verify request it came from."""
+    model = contract_model(version)
+    return tuple(f.name for f in model.fields_of(model.default_profile) if not f.parent)
+
+
+def _finding(check: str, severity: Severity, message: str, pointer: str = "", **context: Any) -> Finding:
+    return Finding(check, severity, cap(message), pointer, context={CHECK_CONTEXT: check, **context})
+
+
+def _lenient_document(body: bytes) -> Any:
+    """The body read as Python's json reads it (NaN, Infinity and huge numbers accepted), or ABSENT: the
+    semantic checks still judge a reply whose text breaks JSON's rules."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return ABSENT
+
+
+def _is_json_type(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What came back for one request: status, content type, body, seconds; ``status`` None when nothing did."""
+
+    status: int | None
+    content_type: str
+    body: bytes
+    latency: float
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One reply's findings and what the statistics count of it."""
+
+    findings: tuple[Finding, ...]
+    document: Any
+    """The parsed body (strict, else lenient), or ABSENT."""
+    reward: Any
+    mask: bool | None
+    failure_kind: Any
+
+
+def judge_reply(
+    reply: Reply,
+    *,
+    version: str,
+    profile: Profile,
+    checks: Sequence[str] = DEFAULT_CHECKS,
+    max_latency: float | None = None,
+) -> Judged:
+    """Every selected check on one reply (``probe-determinism`` needs two replies: ``compare_replies``)."""
+    found: list[Finding] = []
+    selected = set(checks)
+    if reply.status is None:
+        if "probe-http-status" in selected:
+            found.append(_finding("probe-http-status", Severity.ERROR, f"no reply: {reply.error}", status=None))
+        return Judged(tuple(found), ABSENT, ABSENT, None, ABSENT)
+    if "probe-latency" in selected and max_latency is not None and reply.latency > max_latency:
+        found.append(
+            _finding(
+                "probe-latency",
+                Severity.ERROR,
+                f"the reply took {reply.latency * 1000:.0f} ms, over the bound of {max_latency * 1000:.0f} ms",
+                latency_ms=round(reply.latency * 1000, 3),
+            )
+        )
+    if reply.status != 200:
+        if "probe-http-status" in selected:
+            found.append(
+                _finding(
+                    "probe-http-status",
+                    Severity.ERROR,
+                    f"status {reply.status}, expected 200: {cap(reply.body.decode('utf-8', 'replace'), 80)!r}",
+                    status=reply.status,
+                )
+            )
+        return Judged(tuple(found), ABSENT, ABSENT, None, ABSENT)
+    if "probe-content-type" in selected and not _is_json_type(reply.content_type):
+        shown = reply.content_type or "no content-type"
+        found.append(
+            _finding("probe-content-type", Severity.ERROR, f"{shown!r} is not a JSON media type (application/json)")
+        )
+    parsed = parse_json(reply.body)
+    document = parsed.document if parsed.ok else _lenient_document(reply.body)
+    if "probe-contract" in selected:
+        if parsed.finding is not None:
+            contract_findings = [parsed.finding]
+        else:
+            contract_findings = validate(document, version, profile).findings
+        for item in contract_findings:
+            context = {CHECK_CONTEXT: "probe-contract"}
+            found.append(Finding(item.rule, item.severity, cap(item.message), item.pointer, context=context))
+    model = contract_model(version)
+    roles = {name: model.role(name) for name in ("reward", "mask", "legacy_mask", "failure_kind")}
+    values = {
+        name: (value_at(document, field.path) if field is not None and isinstance(document, dict) else ABSENT)
+        for name, field in roles.items()
+    }
+    if "probe-reward-finite" in selected and isinstance(document, dict) and roles["reward"] is not None:
+        found.extend(_reward_findings(values["reward"], roles["reward"].pointer, parsed.ok))
+    if "probe-failure-kind" in selected:
+        found.extend(_kind_findings(values["failure_kind"], version))
+    if "probe-mask-agree" in selected and roles["mask"] is not None and roles["legacy_mask"] is not None:
+        found.extend(_mask_findings(values["mask"], values["legacy_mask"], roles["mask"].name))
+    mask = _effective(values["mask"], values["legacy_mask"])
+    return Judged(tuple(found), document, values["reward"], mask, values["failure_kind"])
+
+
+def _reward_findings(reward: Any, pointer: str, strict: bool) -> list[Finding]:
+    if reward is ABSENT:
+        return []  # a missing reward is the contract's finding (reward-required)
+    if reward is None:
+        message = f"{pointer} is null: a NaN or infinite reward dumped by pydantic reads as null"
+    elif isinstance(reward, bool) or not isinstance(reward, (int, float)):
+        message = f"{pointer} is a {type(reward).__name__}, not a number"
+    elif isinstance(reward, float) and not math.isfinite(reward):
+        token = "NaN" if math.isnan(reward) else "Infinity" if reward > 0 else "-Infinity"
+        message = f"{pointer} is {token}" + ("" if strict else " (a token JSON does not have)")
+    elif isinstance(reward, int) and _overflows(reward):
+        message = f"{pointer} is an integer beyond binary64: it overflows to infinity"
+    else:
+        return []
+    return [_finding("probe-reward-finite", Severity.ERROR, message, pointer)]
+
+
+def _overflows(number: int) -> bool:
+    try:
+        float(number)
+    except OverflowError:
+        return True
+    return False
+
+
+def _kind_findings(kind: Any, version: str) -> list[Finding]:
+    kinds = contract_model(version).failure_kinds
+    field = contract_model(version).role("failure_kind")
+    if kind is ABSENT or kind is None or kinds is None or field is None:
+        return []
+    where = field.pointer
+    if not isinstance(kind, str):
+        return [_finding("probe-failure-kind", Severity.ERROR, f"{where} is a {type(kind).__name__}", where)]
+    shown = repr(cap(kind, 60))
+    if not ecma_search(kinds["grammar"], kind):
+        message = f"{where}: {shown} is outside the name grammar {kinds['grammar']}"
+        return [_finding("probe-failure-kind", Severity.ERROR, message, where, kind=cap(kind, 60))]
+    if kinds["namespace_separator"] in kind:
+        return []
+    if kind not in registered_kinds(version):
+        message = f"{where}: {shown} is neither registered at {version} nor namespaced ('<server>:<kind>')"
+        return [_finding("probe-failure-kind", Severity.WARNING, message, where, kind=kind)]
+    deprecation = deprecations(version).get(kind)
+    if deprecation is not None:
+        renamed = deprecation.get("renamed_to")
+        hint = f"; use {renamed!r}" if renamed else ""
+        message = f"{where}: {shown} is deprecated since {deprecation['in']}{hint}"
+        return [_finding("probe-failure-kind", Severity.WARNING, message, where, kind=kind)]
+    return []
+
+
+def _mask_findings(mask: Any, legacy: Any, mask_name: str) -> list[Finding]:
+    if legacy is ABSENT or legacy is None:
+        return []
+    if mask is ABSENT:
+        message = f"the legacy mask ({json.dumps(legacy)}) is written without the top-level {mask_name}"
+        return [_finding("probe-mask-agree", Severity.ERROR, message)]
+    if mask != legacy:
+        message = f"{mask_name} is {json.dumps(mask)} but the legacy mask is {json.dumps(legacy)}"
+        return [_finding("probe-mask-agree", Severity.ERROR, message)]
+    return []
+
+
+def _effective(mask: Any, legacy: Any) -> bool | None:
+    """The effective mask (either location true), or None when a location holds a non-boolean."""
+    flags = [value for value in (mask, legacy) if value is not ABSENT]
+    if not all(isinstance(flag, bool) for flag in flags):
+        return None
+    return any(flags)
+
+
+def compare_replies(first: Judged, second: Judged, pointer: str = "") -> list[Finding]:
+    """``probe-determinism``: the same request answered twice with the same reward and effective mask."""
+    if first.document is ABSENT or second.document is ABSENT:
+        return []  # an unanswered or unreadable reply is already reported by its own check
+    if _same(first.reward, second.reward) and first.mask == second.mask:
+        return []
+    message = (
+        f"the same request gave reward {_shown(first.reward)} then {_shown(second.reward)}, "
+        f"effective mask {_shown(first.mask)} then {_shown(second.mask)}"
+    )
+    return [_finding("probe-determinism", Severity.ERROR, message, pointer)]
+
+
+def _same(left: Any, right: Any) -> bool:
+    if isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right):
+        return True
+    return bool(type(left) is type(right) and left == right)
+
+
+def _shown(value: Any) -> str:
+    return "absent" if value is ABSENT else cap(json.dumps(value), 40)
+
+
+def breaking(findings: Sequence[Finding], warnings_as_errors: bool = False) -> bool:
+    """Whether any finding breaks the contract (an error; a warning too when asked)."""
+    bar = Severity.WARNING if warnings_as_errors else Severity.ERROR
+    return any(f.severity.rank >= bar.rank for f in findings)
+
+
+def check_of(item: Finding) -> str:
+    """The check that found ``item``."""
+    check: str = item.context.get(CHECK_CONTEXT, item.rule)
+    return check
+
+
+def problem_details(findings: Sequence[Finding], limit: int = 20) -> Mapping[str, Any]:
+    """An RFC 9457 problem document naming what a breaking reply broke (the middleware's enforce mode)."""
+    shown = [item.as_dict() for item in findings[:limit]]
+    return {
+        "type": "about:blank",
+        "title": "The verify reply breaks the contract",
+        "status": 500,
+        "detail": cap("; ".join(f"{f.rule}: {f.message}" for f in findings[:3]), 500),
+        "findings": shown,
+        "findings_left_out": max(0, len(findings) - limit),
+    }

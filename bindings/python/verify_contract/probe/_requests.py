@@ -1,0 +1,102 @@
+"""Where the probe's verify requests come from: Gym rollout rows (``--replay``) or a cases file (``--cases``).
+
+A rollout row is the verify reply Gym wrote: the request echo (the request sent to the model and its
+response, plus the task's own keys) with the reward and failure fields added. Without the fields a server
+answers it is the verify request that produced it.
+
+A cases file is JSON Lines, one case an object: ``{"id": "judge-down", "request": {...}}``; ``id`` is
+optional (the line number names the case), ``request`` is the JSON object posted to ``/verify``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verify_contract.probe._checks import cap, reply_fields, request_fields
+
+CASE_KEYS = frozenset({"id", "request"})
+
+
+class CaseError(ValueError):
+    """A replay or cases file cannot be read; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    request: dict[str, Any]
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        with path.open("rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        opened = gzip.open(path, "rt", encoding="utf-8") if gzipped else path.open(encoding="utf-8")
+        with opened as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    yield number, line
+    except OSError as error:
+        raise CaseError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, EOFError, gzip.BadGzipFile) as error:
+        raise CaseError(f"{path}: not UTF-8 JSON Lines: {error}") from None
+
+
+def _object(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except ValueError as error:
+        raise CaseError(f"{path}:{number}: not JSON: {cap(str(error), 80)}") from None
+    if not isinstance(value, dict):
+        raise CaseError(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def replay_cases(path: Path, version: str, sample: int | None = None, seed: int = 0) -> list[Case]:
+    """The verify requests of a rollout file, in file order; ``sample`` draws that many rows uniformly
+    (reservoir sampling with ``seed``, so a large file is read once and never held)."""
+    answered = set(reply_fields(version))
+    needed = request_fields(version)
+    rng = random.Random(seed)
+    kept: list[tuple[int, str]] = []
+    seen = 0
+    for number, line in _lines(path):
+        seen += 1
+        if sample is None or len(kept) < sample:
+            kept.append((number, line))
+        else:
+            slot = rng.randrange(seen)
+            if slot < sample:
+                kept[slot] = (number, line)
+    cases = []
+    for number, line in sorted(kept):
+        row = _object(path, number, line)
+        missing = [name for name in needed if name not in row]
+        if missing:
+            raise CaseError(f"{path}:{number}: a rollout row needs {', '.join(missing)} (the verify request)")
+        cases.append(Case(f"{path.name}:{number}", {key: value for key, value in row.items() if key not in answered}))
+    return cases
+
+
+def file_cases(path: Path) -> list[Case]:
+    """The cases of a cases file (format in the module's docstring)."""
+    cases = []
+    for number, line in _lines(path):
+        entry = _object(path, number, line)
+        unknown = sorted(set(entry) - CASE_KEYS)
+        if unknown:
+            raise CaseError(f"{path}:{number}: unknown key {unknown[0]!r} (a case has {', '.join(sorted(CASE_KEYS))})")
+        request = entry.get("request")
+        if not isinstance(request, dict):
+            raise CaseError(f"{path}:{number}: 'request' must be the JSON object posted to the server")
+        name = entry.get("id", f"{path.name}:{number}")
+        if not isinstance(name, str) or not name:
+            raise CaseError(f"{path}:{number}: 'id' must be a non-empty string")
+        cases.append(Case(name, request))
+    return cases

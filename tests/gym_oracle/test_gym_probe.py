@@ -1,0 +1,95 @@
+"""verify-contract probe against a resource server built on the real nemo-gym 0.7.0 package
+(tests/gym_oracle/gym_probe_server.py: a SimpleResourcesServer subclass, Gym's own FastAPI app, run under
+uvicorn in the oracle's CPython 3.13 environment). What Gym's HTTP stack writes for each planted value is
+found by the probe as SPEC 4.3 lists it for 0.7.0 (the "through Gym's own server" row)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verify_contract.cli import main
+from verify_contract.exit_codes import EXIT_INVALID
+
+from .environments import PYTHON_ENV, REPO, find_python_313, gym_python
+
+sys.path.insert(0, str(REPO / "tests"))
+from live_servers import uvicorn_server  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("VERIFY_CONTRACT_GYM_ORACLE") != "1",
+    reason="the Gym oracle tier installs nemo-gym from PyPI: run it with `make gym-oracle`",
+)
+HERE = Path(__file__).resolve().parent
+
+# Planted reply values -> the (check, rule) pairs the probe must report for Gym 0.7.0's reply, exactly.
+PLANTED: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
+    "plain": ({}, set()),
+    # valid: Gym writes the integer as the nearest float (SPEC 4.3, "changes values ... and stays valid")
+    "integer-reward": ({"reward": 9007199254740993}, set()),
+    # judge_failsafe's reply: mask true, judge_failed, the legacy mask mirrored
+    "judge-error": ({"judge_error": True}, set()),
+    # SPEC 4.3 row 1: the FastAPI reply serialises the model with pydantic: a non-finite reward becomes null
+    "nan": ({"reward": "nan"}, {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")}),
+    "inf": ({"reward": "inf"}, {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")}),
+    # SPEC 4.3 row 2: an integer beyond binary64 inside response, written by all three ways
+    "big-integer": ({"big_integer_in_response": True}, {("probe-contract", "json-non-finite")}),
+    # SPEC 4.3 row 4: a kind outside the grammar only logs a warning in Gym
+    "empty-kind": (
+        {"reward": 0.0, "mask_sample": True, "failure_kind": ""},
+        {("probe-contract", "failure-kind-format"), ("probe-failure-kind", "probe-failure-kind")},
+    ),
+    "spaced-kind": (
+        {"reward": 0.0, "mask_sample": True, "failure_kind": "Judge Failed"},
+        {("probe-contract", "failure-kind-format"), ("probe-failure-kind", "probe-failure-kind")},
+    ),
+    # SPEC 4.3 row 3: FastAPI refuses to serialise a lone surrogate: Gym answers 500, no document
+    "lone-surrogate": (
+        {"reward": 0.0, "mask_sample": True, "failure_kind": "judge_failed", "failure_reason": "\ud800"},
+        {("probe-http-status", "probe-http-status")},
+    ),
+}
+SPEC_RULES_070 = {"reward-type", "json-non-finite", "failure-kind-format"}
+"""The contract rules SPEC 4.3 lists for what NeMo Gym 0.7.0 writes, which a reply over HTTP can show
+(json-syntax, the lone surrogate, never reaches the wire: the reply is a 500)."""
+
+
+@pytest.fixture(scope="module")
+def gym_server() -> Iterator[str]:
+    python = find_python_313()
+    if python is None:
+        pytest.fail(f"no CPython 3.13 found: install one (pyenv install 3.13) or set {PYTHON_ENV}")
+    with uvicorn_server("gym_probe_server:app", HERE, python=str(gym_python("0.7.0", python))) as url:
+        yield url
+
+
+def _request_echo() -> dict[str, Any]:
+    """A real Gym row's request (examples/results.jsonl: the nested OpenAI shapes Gym's models require)."""
+    row = json.loads((REPO / "examples" / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    return {key: row[key] for key in ("responses_create_params", "response")}
+
+
+def test_the_probe_reports_gym_070_deviations_as_spec_4_3_lists_them(
+    gym_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    echo = _request_echo()
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps({"id": n, "request": {**echo, "plant": p}}) + "\n" for n, (p, _) in PLANTED.items()))
+    code = main(["probe", gym_server, "--cases", str(cases), "--checks", "all", "--max-latency", "60", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == EXIT_INVALID
+    found: dict[str, set[tuple[str, str]]] = {name: set() for name in PLANTED}
+    for item in report["findings"]:
+        found[item["file"]].add((item["context"]["check"], item["rule"]))
+    assert found == {name: expected for name, (_, expected) in PLANTED.items()}
+    contract_rules = {item["rule"] for item in report["findings"] if item["context"]["check"] == "probe-contract"}
+    assert contract_rules == SPEC_RULES_070
+    stats = report["statistics"]
+    assert stats["replies"] == stats["requests"] == 2 * len(PLANTED)  # determinism: Gym answers each twice alike
+    assert stats["failure_kinds"]["judge_failed"] == 1 and stats["failure_kinds"]["(empty)"] == 1

@@ -1,0 +1,156 @@
+"""VerifyContractMiddleware: observe mode passes every reply through byte for byte (real uvicorn servers:
+the broken server bare and behind the middleware), counts what it finds; enforce mode turns a breaking
+reply into a 500 problem+json; in process, each ASGI message goes out as the app sent it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from live_servers import uvicorn_server
+
+from verify_contract.asgi import VerifyContractMiddleware
+
+TESTS = Path(__file__).resolve().parent
+DEFECTS = ["fine", "contract", "mask", "nan", "null", "kind", "content-type", "status", "stream-fine", "stream-broken"]
+BREAKING = {"contract", "mask", "nan", "null", "kind", "content-type", "status", "stream-broken"}
+
+
+def planted(defect: str) -> dict[str, Any]:
+    return {"responses_create_params": {"input": []}, "response": {"output": []}, "defect": defect}
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, str]]:
+    with (
+        uvicorn_server("broken_resource_server:app", TESTS) as bare,
+        uvicorn_server("broken_resource_server:observed", TESTS) as observed,
+        uvicorn_server("broken_resource_server:enforced", TESTS) as enforced,
+    ):
+        yield {"bare": bare, "observed": observed, "enforced": enforced}
+
+
+def _post(url: str, defect: str) -> tuple[int, list[tuple[str, str]], bytes, int]:
+    """Status, headers (without the date, which changes by the second), body, and how many chunks came."""
+    with httpx.Client(timeout=10) as client, client.stream("POST", f"{url}/verify", json=planted(defect)) as reply:
+        chunks = list(reply.iter_raw())
+        headers = [(key, value) for key, value in reply.headers.multi_items() if key != "date"]
+        return reply.status_code, headers, b"".join(chunks), len(chunks)
+
+
+def test_observe_mode_passes_every_reply_through_byte_for_byte(servers: dict[str, str]) -> None:
+    for defect in DEFECTS:
+        bare = _post(servers["bare"], defect)
+        observed = _post(servers["observed"], defect)
+        assert observed[:3] == bare[:3], defect
+    streamed = _post(servers["observed"], "stream-fine")
+    assert ("transfer-encoding", "chunked") in streamed[1] and ("content-length" not in dict(streamed[1]))
+    stats = httpx.get(f"{servers['observed']}/middleware-stats").json()
+    runs = 2  # stream-fine was posted twice
+    assert stats["seen"] == stats["judged"] == len(DEFECTS) + runs - 1
+    assert stats["breaking"] == len(BREAKING)
+    assert stats["ok"] == len(DEFECTS) - len(BREAKING) + runs - 1
+    assert stats["findings_by_rule"]["reward-type"] == 3  # contract, null, stream-broken
+    assert stats["findings_by_rule"]["probe-mask-agree"] == 1 and stats["findings_by_rule"]["json-non-finite"] == 1
+
+
+def test_other_routes_are_not_judged(servers: dict[str, str]) -> None:
+    before = httpx.get(f"{servers['observed']}/middleware-stats").json()
+    assert httpx.get(f"{servers['observed']}/openapi.json").status_code == 200
+    assert httpx.get(f"{servers['observed']}/middleware-stats").json()["seen"] == before["seen"]
+
+
+def test_enforce_mode_turns_a_breaking_reply_into_a_problem(servers: dict[str, str]) -> None:
+    for defect in ("contract", "stream-broken", "nan"):
+        status, headers, body, _ = _post(servers["enforced"], defect)
+        assert status == 500 and dict(headers)["content-type"] == "application/problem+json", defect
+        problem = json.loads(body)
+        assert problem["status"] == 500 and problem["title"] == "The verify reply breaks the contract"
+        rules = {item["rule"] for item in problem["findings"]}
+        assert rules == ({"json-non-finite", "probe-reward-finite"} if defect == "nan" else {"reward-type", "probe-reward-finite"})
+    for defect in ("fine", "unregistered-kind", "stream-fine"):  # a valid reply (a warning included) goes through unchanged
+        assert _post(servers["enforced"], defect)[:3] == _post(servers["bare"], defect)[:3], defect
+    stats = httpx.get(f"{servers['enforced']}/middleware-stats").json()
+    assert stats["replaced"] == 3 and stats["breaking"] == 3
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+
+def _streaming_app(parts: list[bytes], seen_by_client: list[int], recorder: _Recorder) -> Any:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        for index, part in enumerate(parts):
+            await send({"type": "http.response.body", "body": part, "more_body": index < len(parts) - 1})
+            seen_by_client.append(len(recorder.messages))  # what the client had when the app went on
+
+    return app
+
+
+async def _receive() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def _scope(path: str = "/verify") -> dict[str, Any]:
+    return {"type": "http", "method": "POST", "path": path, "headers": []}
+
+
+def test_observe_forwards_each_message_before_the_app_goes_on() -> None:
+    body = json.dumps({"reward": "1", "responses_create_params": {}, "response": {"output": []}}).encode()
+    parts = [body[:10], body[10:20], body[20:]]
+    recorder, seen = _Recorder(), []
+    middleware = VerifyContractMiddleware(_streaming_app(parts, seen, recorder), log_interval=0)
+    asyncio.run(middleware(_scope(), _receive, recorder))
+    assert seen == [2, 3, 4]  # each chunk reached the client before the app produced the next
+    assert [m.get("body") for m in recorder.messages[1:]] == parts
+    assert middleware.stats()["breaking"] == 1 and middleware.stats()["findings_by_rule"]["reward-type"] == 1
+
+
+def test_sampling_and_bad_settings() -> None:
+    recorder, seen = _Recorder(), []
+    body = json.dumps({"reward": "1"}).encode()
+    middleware = VerifyContractMiddleware(_streaming_app([body], seen, recorder), sample=0.0)
+    for _ in range(3):
+        asyncio.run(middleware(_scope(), _receive, recorder))
+    assert (middleware.stats()["seen"], middleware.stats()["unsampled"], middleware.stats()["judged"]) == (3, 3, 0)
+    with pytest.raises(ValueError, match="mode 'audit'"):
+        VerifyContractMiddleware(middleware, mode="audit")
+    with pytest.raises(ValueError, match="sample 1.5"):
+        VerifyContractMiddleware(middleware, sample=1.5)
+
+
+def test_logging_is_rate_limited_and_capped(caplog: pytest.LogCaptureFixture) -> None:
+    secret_reason = "token=" + "s" * 5000
+    reply = {"reward": None, "failure_kind": "X" * 5000, "failure_reason": secret_reason}
+    body = json.dumps({**reply, "responses_create_params": {}, "response": {"output": []}}).encode()
+    recorder, seen = _Recorder(), []
+    middleware = VerifyContractMiddleware(_streaming_app([body], seen, recorder), log_interval=3600)
+    with caplog.at_level(logging.WARNING, logger="verify_contract.asgi"):
+        for _ in range(5):
+            asyncio.run(middleware(_scope(), _receive, recorder))
+    assert len(caplog.records) == 1 and middleware.stats()["breaking"] == 5
+    text = caplog.records[0].getMessage()
+    assert "reward-type" in text and "failure-kind-format" in text and "token=" not in text and len(text) < 1000
+
+
+def test_prometheus_counters_in_a_given_registry() -> None:
+    prometheus = pytest.importorskip("prometheus_client")
+    registry = prometheus.CollectorRegistry()
+    recorder, seen = _Recorder(), []
+    body = json.dumps({"reward": "1", "responses_create_params": {}, "response": {"output": []}}).encode()
+    middleware = VerifyContractMiddleware(_streaming_app([body], seen, recorder), registry=registry)
+    asyncio.run(middleware(_scope(), _receive, recorder))
+    value = registry.get_sample_value("verify_contract_middleware_replies_total", {"outcome": "breaking"})
+    assert value == 1.0
+    assert registry.get_sample_value("verify_contract_middleware_findings_total", {"rule": "reward-type"}) == 1.0

@@ -1,0 +1,256 @@
+"""verify-contract probe against real uvicorn servers: the example server passes, every defect planted in
+tests/broken_resource_server.py is found by its check id, the JUnit report parses, bad usage exits 2 and a
+server that is not there exits 4."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_servers import free_port, uvicorn_server
+
+from verify_contract.cli import main
+from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
+from verify_contract.probe._checks import MESSAGE_CAP
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+
+
+def _message(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+def arithmetic_request(answer: str) -> dict[str, Any]:
+    return {
+        "responses_create_params": {"input": [{"role": "user", "content": "What is 2 + 2?"}]},
+        "response": {"id": "resp_1", "output": [_message(answer)]},
+        "expected_answer": "4",
+    }
+
+
+def planted(defect: str) -> dict[str, Any]:
+    return {"responses_create_params": {"input": []}, "response": {"output": []}, "defect": defect}
+
+
+def write_cases(path: Path, cases: dict[str, dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps({"id": name, "request": request}) + "\n" for name, request in cases.items()))
+    return path
+
+
+def run_probe(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
+    code = main(["probe", *arguments])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def example_server() -> Iterator[str]:
+    with uvicorn_server("gym_resource_server:app", ROOT / "examples") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def broken_server() -> Iterator[str]:
+    with uvicorn_server("broken_resource_server:app", TESTS) as url:
+        yield url
+
+
+def test_the_example_server_passes_every_check(
+    example_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = {"right": arithmetic_request("4"), "wrong": arithmetic_request("5"), "judge-down": arithmetic_request("judge down")}
+    path = write_cases(tmp_path / "cases.jsonl", cases)
+    code, out, err = run_probe(
+        capsys, example_server, "--cases", str(path), "--checks", "all", "--max-latency", "30", "--format", "json"
+    )
+    report = json.loads(out)
+    assert code == EXIT_OK, (out, err)
+    assert report["ok"] and report["findings"] == []
+    assert report["profile"] == "gym"
+    assert report["checks"] == list(CHECK_IDS)
+    stats = report["statistics"]
+    assert stats["cases"] == 3 and stats["requests"] == 6 and stats["replies"] == 6  # determinism: twice each
+    assert stats["failure_kinds"] == {"(none)": 2, "judge_failed": 1}
+    assert stats["masked"] == 1
+    latency = stats["latency_ms"]
+    assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"]
+
+
+def test_replay_samples_rollout_rows_with_a_seed(
+    example_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [{**arithmetic_request(str(n)), "reward": 0.0, "mask_sample": False, "_ng_task_index": n} for n in range(20)]
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    drawn = []
+    for _ in range(2):
+        code, out, _err = run_probe(capsys, example_server, "--replay", str(rollouts), "--n", "5", "--seed", "7", "--format", "junit")
+        assert code == EXIT_OK, out
+        names = {case.get("name") for case in ElementTree.fromstring(out).iter("testcase")}
+        assert len(names) == 5 and names <= {f"rollouts.jsonl:{n}" for n in range(1, 21)}
+        drawn.append(names)
+    assert drawn[0] == drawn[1]  # the seed fixes the draw
+    code, out, _err = run_probe(capsys, example_server, "--replay", str(rollouts), "--format", "json")
+    assert code == EXIT_OK and json.loads(out)["statistics"]["replies"] == 20
+
+
+# Each planted defect -> the (check, rule) pairs its reply must get, exactly. A probe-contract finding keeps
+# the contract's rule id; every other finding's rule is its check id.
+PLANTED: dict[str, set[tuple[str, str]]] = {
+    "fine": set(),
+    "status": {("probe-http-status", "probe-http-status")},
+    "crash": {("probe-http-status", "probe-http-status")},  # and the repeated request is answered too
+    "content-type": {("probe-content-type", "probe-content-type")},
+    "contract": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
+    "kind": {("probe-contract", "failure-kind-format"), ("probe-failure-kind", "probe-failure-kind")},
+    "unregistered-kind": {("probe-contract", "failure-kind-unregistered"), ("probe-failure-kind", "probe-failure-kind")},
+    "mask": {("probe-contract", "legacy-mask-divergent"), ("probe-mask-agree", "probe-mask-agree")},
+    "nan": {("probe-contract", "json-non-finite"), ("probe-reward-finite", "probe-reward-finite")},
+    "null": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
+    "random": {("probe-determinism", "probe-determinism")},
+    "slow": {("probe-latency", "probe-latency")},
+    "stream-broken": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
+}
+WARNING_ONLY = {"unregistered-kind"}
+WARNINGS = {("unregistered-kind", "probe-contract"), ("unregistered-kind", "probe-failure-kind"), ("mask", "probe-contract")}
+"""The (case, check) pairs whose findings are warnings (failure-kind-unregistered, legacy-mask-divergent)."""
+
+
+@pytest.fixture(scope="module")
+def broken_report(broken_server: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    path = write_cases(tmp_path_factory.mktemp("broken") / "cases.jsonl", {name: planted(name) for name in PLANTED})
+    common = [broken_server, "--cases", str(path), "--checks", "all", "--max-latency", "0.25"]
+    outputs = {}
+    for output_format in ("json", "junit", "text"):
+        code = main(["probe", *common, "--format", output_format, "--output", str(path.with_suffix(f".{output_format}"))])
+        assert code == EXIT_INVALID
+        outputs[output_format] = path.with_suffix(f".{output_format}").read_text(encoding="utf-8")
+    return outputs
+
+
+def test_every_planted_defect_is_found_by_its_check_id(broken_report: dict[str, str]) -> None:
+    report = json.loads(broken_report["json"])
+    found: dict[str, set[tuple[str, str]]] = {name: set() for name in PLANTED}
+    for item in report["findings"]:
+        found[item["file"]].add((item["context"]["check"], item["rule"]))
+    assert found == PLANTED
+    assert not report["ok"]
+    stats = report["statistics"]
+    assert stats["breaking_cases"] == len(PLANTED) - 1 - len(WARNING_ONLY)
+    assert stats["by_check"]["probe-determinism"] == 1 and stats["by_check"]["probe-latency"] == 1
+    assert stats["failure_kinds"]["Judge Failed"] == 1 and stats["failure_kinds"]["judge_melted"] == 1
+    assert all(len(item["message"]) <= MESSAGE_CAP + 40 for item in report["findings"])
+    assert stats["replies"] == stats["requests"] == 2 * len(PLANTED)  # none lost to a dropped connection
+
+
+def test_the_junit_report_parses_with_one_testcase_per_case_and_check(broken_report: dict[str, str]) -> None:
+    root = ElementTree.fromstring(broken_report["junit"])
+    testcases = list(root.iter("testcase"))
+    assert len(testcases) == len(PLANTED) * len(CHECK_IDS)
+    assert {(case.get("name"), case.get("classname")) for case in testcases} == {
+        (name, check) for name in PLANTED for check in CHECK_IDS
+    }
+    failed = {(case.get("name"), case.get("classname")) for case in testcases if case.find("failure") is not None}
+    expected = {(name, check) for name, pairs in PLANTED.items() for check, _ in pairs} - WARNINGS
+    assert failed == expected
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("failures") == str(len(expected)) and suite.get("tests") == str(len(testcases))
+    warned = {(case.get("name"), case.get("classname")) for case in testcases if case.find("system-out") is not None}
+    assert warned == WARNINGS
+
+
+def test_the_text_report_ends_with_statistics(broken_report: dict[str, str]) -> None:
+    lines = broken_report["text"].splitlines()
+    assert "contract: error [reward-type] /reward: '0.5' is not of type 'number'" in lines
+    tail = "\n".join(lines[-6:])
+    assert "BREAKS THE CONTRACT" in tail and "latency ms: p50 " in tail
+    assert "by check: probe-content-type 1, probe-contract 7, probe-determinism 1," in tail
+    assert "failure kinds: (none) 11, Judge Failed 1, judge_melted 1; masked 3" in tail
+
+
+def test_warnings_break_only_when_asked(broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {"unregistered-kind": planted("unregistered-kind")})
+    assert run_probe(capsys, broken_server, "--cases", str(path))[0] == EXIT_OK
+    assert run_probe(capsys, broken_server, "--cases", str(path), "--warnings-as-errors")[0] == EXIT_INVALID
+
+
+def test_checks_are_selected_and_excluded(broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {"mask": planted("mask"), "random": planted("random")})
+    code, out, _ = run_probe(capsys, broken_server, "--cases", str(path), "--checks", "probe-mask-agree", "--format", "json")
+    report = json.loads(out)
+    assert code == EXIT_INVALID and report["checks"] == ["probe-mask-agree"]
+    assert [(f["file"], f["rule"]) for f in report["findings"]] == [("mask", "probe-mask-agree")]
+    code, out, _ = run_probe(
+        capsys, broken_server, "--cases", str(path), "--exclude-checks", "probe-mask-agree,probe-contract", "--format", "json"
+    )
+    assert code == EXIT_OK and json.loads(out)["findings"] == []  # determinism is opt-in: random passes
+    assert json.loads(out)["checks"] == [c for c in DEFAULT_CHECKS if c not in ("probe-mask-agree", "probe-contract")]
+
+
+def test_max_requests_bounds_the_traffic(broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {f"fine-{n}": planted("fine") for n in range(5)})
+    code, out, _ = run_probe(capsys, broken_server, "--cases", str(path), "--max-requests", "3", "--format", "json")
+    stats = json.loads(out)["statistics"]
+    assert code == EXIT_OK and (stats["requests"], stats["left_out"]) == (3, 2)
+    code, out, _ = run_probe(
+        capsys, broken_server, "--cases", str(path), "--max-requests", "3", "--checks", "all", "--max-latency", "9", "--format", "json"
+    )
+    stats = json.loads(out)["statistics"]
+    assert (stats["requests"], stats["left_out"]) == (2, 4)  # determinism sends each case twice
+
+
+def test_a_server_that_is_not_there_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {f"fine-{n}": planted("fine") for n in range(50)})
+    code, out, err = run_probe(capsys, f"http://127.0.0.1:{free_port()}", "--cases", str(path), "--concurrency", "1")
+    assert code == EXIT_UNREACHABLE == 4
+    assert "could not be reached" in err and "Traceback" not in err
+    assert "1 cases, 1 requests" in out and "49 left out" in out  # it stops after the first refused connection
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (["ftp://127.0.0.1/verify"], "expected an http:// or https:// URL"),
+        (["http://127.0.0.1:9", "--checks", "probe-nothing"], "unknown check 'probe-nothing'"),
+        (["http://127.0.0.1:9", "--checks", "probe-latency"], "probe-latency needs --max-latency"),
+        (["http://127.0.0.1:9", "--exclude-checks", "all"], "no check left to run"),
+    ],
+)
+def test_usage_errors_exit_2_in_one_line(
+    arguments: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {"fine": planted("fine")})
+    code, _, err = run_probe(capsys, *arguments, "--cases", str(path))
+    assert code == EXIT_USAGE and says in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ('{"id": "a", "request": {}}\n[1]\n', "cases.jsonl:2: expected a JSON object, got list"),
+        ('{"id": "a", "reqest": {}}\n', "cases.jsonl:1: unknown key 'reqest'"),
+        ('{"id": "a", "request": [1]}\n', "cases.jsonl:1: 'request' must be the JSON object"),
+        ("{nope\n", "cases.jsonl:1: not JSON"),
+        ("\n\n", "no request in it"),
+    ],
+)
+def test_bad_cases_files_exit_2_naming_the_line(
+    content: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(content)
+    code, _, err = run_probe(capsys, "http://127.0.0.1:9", "--cases", str(path))
+    assert code == EXIT_USAGE and says in err and "Traceback" not in err
+
+
+def test_a_rollout_row_without_its_request_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text(json.dumps({"reward": 1.0, "response": {"output": []}}) + "\n")
+    code, _, err = run_probe(capsys, "http://127.0.0.1:9", "--replay", str(rollouts))
+    assert code == EXIT_USAGE and "rollouts.jsonl:1: a rollout row needs responses_create_params" in err
