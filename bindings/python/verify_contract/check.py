@@ -273,10 +273,12 @@ def check_paths(
     *,
     options: CheckOptions | None = None,
     progress: Progress | None = None,
+    storage_options: dict[str, Any] | None = None,
 ) -> Report:
-    """Check files, directories, globs or ``-``; unreadable inputs are listed in ``report.input_errors``."""
+    """Check files, directories, globs, fsspec URLs (opened with ``storage_options``) or ``-``; unreadable
+    inputs are listed in ``report.input_errors``."""
     options = options or CheckOptions(version, profile)
-    sources, errors = resolve([str(p) for p in paths])
+    sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options)
     report = check_sources(sources, options, progress)
     report.input_errors[:0] = errors
     return report

@@ -154,7 +154,16 @@ def run(args: argparse.Namespace) -> int:
     show_progress = args.progress if args.progress is not None else sys.stderr.isatty()
     progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
     try:
-        report = check_paths(args.paths, options=options, progress=progress)
+        if args.storage_options is not None or args.engine != "local":  # storage options, Ray: remote_check
+            from verify_contract.remote_check import run_elsewhere
+
+            outcome = run_elsewhere(args, options, progress)
+            if isinstance(outcome, str):  # a usage error: bad --storage-options, or Ray cannot run
+                print(f"verify-contract check: {outcome}", file=sys.stderr)
+                return EXIT_USAGE
+            report = outcome
+        else:
+            report = check_paths(args.paths, options=options, progress=progress)
     except RuntimeError as failure:
         from verify_contract.check_workers import WorkerDied  # only --jobs imports it
 
@@ -214,4 +223,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="skip the compiled pre-check and run every line through the reference validator (slow)",
     )
+    from verify_contract.remote_check import add_arguments  # (no import of fsspec or Ray: flags only)
+
+    add_arguments(check)
     check.set_defaults(handler=run)
