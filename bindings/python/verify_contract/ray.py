@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 import pickle
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -216,9 +217,18 @@ def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries:
     context.enable_progress_bars = False
     rows = [{"number": number, "task": pickle.dumps(task)} for number, task in enumerate(tasks)]
     dataset = ray.data.from_items(rows, override_num_blocks=max(1, min(blocks, len(rows))))
-    checked = dataset.map_batches(
-        _run_batch, batch_format="pyarrow", batch_size=1, fn_kwargs={"options": options}, max_retries=max_retries
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        checked = dataset.map_batches(
+            _run_batch,
+            batch_format="pyarrow",
+            batch_size=1,
+            fn_kwargs={"options": options},
+            num_cpus=1,
+            # Ray Data retries without end by default; a bound turns a task that kills its worker every time
+            # into a lost block. The pinned Ray (2.60) takes it only as a remote argument, called deprecated.
+            max_retries=max_retries,
+        )
     for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None):
         yield from zip(batch.column("number").to_pylist(), batch.column("result").to_pylist(), strict=True)
 
