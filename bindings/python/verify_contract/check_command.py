@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from verify_contract import fastpath
+from verify_contract import fastpath, remote_check
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, Report, check_paths
 from verify_contract.check_report import dumps_report_data
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -154,10 +154,8 @@ def run(args: argparse.Namespace) -> int:
     show_progress = args.progress if args.progress is not None else sys.stderr.isatty()
     progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
     try:
-        if args.storage_options is not None or args.engine != "local":  # storage options, Ray: remote_check
-            from verify_contract.remote_check import run_elsewhere
-
-            outcome = run_elsewhere(args, options, progress)
+        if remote_check.selected(args):  # storage options or Ray
+            outcome = remote_check.run_elsewhere(args, options, progress)
             if isinstance(outcome, str):  # a usage error: bad --storage-options, or Ray cannot run
                 print(f"verify-contract check: {outcome}", file=sys.stderr)
                 return EXIT_USAGE
@@ -223,7 +221,5 @@ def register(commands: Any) -> None:
         action="store_true",
         help="skip the compiled pre-check and run every line through the reference validator (slow)",
     )
-    from verify_contract.remote_check import add_arguments  # (no import of fsspec or Ray: flags only)
-
-    add_arguments(check)
+    remote_check.add_arguments(check)
     check.set_defaults(handler=run)

@@ -384,24 +384,20 @@ def check_dataset(
     row's number, counted from 1, in the dataset's order) and the dataset with ``verify_valid`` (the verdict),
     ``verify_mask`` (the effective mask; null where the row breaks the contract) and ``verify_findings`` (the
     row's findings as JSON) added, materialized once so that both come from one pass."""
-    import ray
-
     options = options or CheckOptions()
-    context = ray.data.DataContext.get_current()
-    keep_order = context.execution_options.preserve_order
-    context.execution_options.preserve_order = True  # row numbers of the findings are the dataset's order
-    try:
-        checked = dataset.map_batches(
-            _check_rows, batch_format="pyarrow", fn_kwargs={"column": column, "options": options}
-        ).materialize()
-        report = Report(options.version, options.profile, options.max_findings, files=1)
-        place = _in_order(lambda tally, size: report.tally.merge(tally))
-        for batch in checked.select_columns([TALLY_COLUMN]).iter_batches(batch_format="pyarrow", batch_size=None):
-            for blob in batch.column(TALLY_COLUMN).to_pylist():
-                if blob is not None:
-                    place(pickle.loads(blob), 0, not report.tally.lines)
-    finally:
-        context.execution_options.preserve_order = keep_order
+    checked = dataset.map_batches(_check_rows, batch_format="pyarrow", fn_kwargs={"column": column, "options": options})
+    # The findings' row numbers are the dataset's order: this dataset's own context (a copy taken when it was
+    # made) keeps it, whatever the caller's global setting.
+    checked.context.execution_options.preserve_order = True
+    checked = checked.materialize()
+    report = Report(options.version, options.profile, options.max_findings, files=1)
+    place = _in_order(lambda tally, size: report.tally.merge(tally))
+    tallies = checked.select_columns([TALLY_COLUMN])
+    tallies.context.execution_options.preserve_order = True
+    for batch in tallies.iter_batches(batch_format="pyarrow", batch_size=None):
+        for blob in batch.column(TALLY_COLUMN).to_pylist():
+            if blob is not None:
+                place(pickle.loads(blob), 0, not report.tally.lines)
     return report, checked.drop_columns([TALLY_COLUMN])
 
 

@@ -44,6 +44,16 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
     )
 
 
+def selected(args: argparse.Namespace) -> bool:
+    """Whether this run needs ``run_elsewhere``: storage options, or a flag of the Ray engine."""
+    return bool(
+        args.storage_options is not None
+        or args.engine != "local"
+        or args.ray_address is not None
+        or args.ray_blocks is not None
+    )
+
+
 def storage_options(text: str | None) -> dict[str, Any] | str:
     """The parsed ``--storage-options``, or a one-line error."""
     if text is None:
@@ -89,4 +99,4 @@ def run_elsewhere(args: argparse.Namespace, options: CheckOptions, progress: Pro
         return str(error)
 
 
-__all__ = ["ENGINES", "add_arguments", "run_elsewhere", "storage_options"]
+__all__ = ["ENGINES", "add_arguments", "run_elsewhere", "selected", "storage_options"]
