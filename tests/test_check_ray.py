@@ -4,6 +4,8 @@ blocks, ``--jobs 2``), a killed worker's task is retried and counted once, a los
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import os
 import signal
@@ -16,15 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
 
-from object_store import S3, assert_same_report, renamed, s3_server, write_corpus
+from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
 from verify_contract.check import CheckOptions, check_bytes, check_paths
 from verify_contract.inputs import Source, resolve
 
 ray = pytest.importorskip("ray", reason="the [ray] extra (the test extra installs it)")
 pytestmark = pytest.mark.slow
-
-from verify_contract import ray as engine  # noqa: E402 (after the skip: it needs Ray at run time)
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +59,6 @@ def sources(paths: list[str], storage_options: dict[str, Any] | None = None) -> 
 def test_range_chunks_cover_every_line_once() -> None:
     # Whatever the cuts (in the middle of a line, on a newline, past the end), the ranges' lines are the
     # file's lines, each once, in order.
-    import io
-
     data = b"".join(b"%d:" % i + b"x" * (i % 7) + b"\n" for i in range(60)) + b"tail-without-newline"
     for parts in range(1, 12):
         for offset in (0, 1, 3):
@@ -67,7 +66,7 @@ def test_range_chunks_cover_every_line_once() -> None:
             cuts = sorted({0, size, *((size * i // parts + offset) % size for i in range(1, parts))})
             pieces = [
                 b"".join(engine._range_chunks(io.BytesIO(data), start, stop))
-                for start, stop in zip(cuts, cuts[1:], strict=False)
+                for start, stop in itertools.pairwise(cuts)
             ]
             assert b"".join(pieces) == data, (parts, offset)
             assert all(not piece or data.startswith(piece) or b"\n" + piece in data for piece in pieces)
@@ -127,10 +126,6 @@ def test_cli_engine_ray_usage_errors(tmp_path: Path) -> None:
 def slow_corpus(folder: Path) -> str:
     """A file whose two halves take a worker seconds each with every line through the reference (fast=False):
     time to find the worker and kill it."""
-    lines = [line for line in (Path(__file__).parent / "fixtures").glob("*") if False]  # none needed
-    del lines
-    from object_store import corpus_lines
-
     path = folder / "slow.jsonl"
     path.write_bytes(b"\n".join(corpus_lines(7) * 8) + b"\n")
     return str(path)
@@ -200,8 +195,6 @@ def test_a_lost_block_is_named_and_not_counted(cluster: str, tmp_path: Path) -> 
 
 
 def test_check_dataset_verdicts_masks_and_report(cluster: str) -> None:
-    from object_store import corpus_lines
-
     lines = [line.rstrip(b"\r") for line in corpus_lines(5) if line.strip()]
     rows = []
     for line in lines:
@@ -227,7 +220,11 @@ def test_check_dataset_verdicts_masks_and_report(cluster: str) -> None:
 
 
 def test_check_dataset_rows_as_documents(cluster: str) -> None:
-    rows = [{"reward": 1.0, "mask_sample": False}, {"reward": 0.0, "mask_sample": True}, {"reward": "1", "mask_sample": False}]
+    rows = [
+        {"reward": 1.0, "mask_sample": False},
+        {"reward": 0.0, "mask_sample": True},
+        {"reward": "1", "mask_sample": False},
+    ]
     report, checked = engine.check_dataset(ray.data.from_items(rows))
     assert (report.valid, report.invalid, report.masked) == (2, 1, 1)
     assert [row[engine.VERDICT_COLUMN] for row in checked.take_all()] == [True, True, False]

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from object_store import BUCKET, S3, assert_same_report, closed_port, renamed, s3_server, write_corpus
+
 from verify_contract.check import CheckOptions, check_paths
 from verify_contract.inputs import is_url
 
@@ -100,7 +100,9 @@ def test_memory_and_file_urls(corpus: tuple[Path, dict[str, str]]) -> None:
     finally:
         memory.rm("/corpus", recursive=True)
     url = (folder / "e.jsonl").as_uri()
-    assert_same_report(renamed(check_paths([url]).as_dict(), {url: str(folder / "e.jsonl")}), local_report(folder, ["e.jsonl"]))
+    assert_same_report(
+        renamed(check_paths([url]).as_dict(), {url: str(folder / "e.jsonl")}), local_report(folder, ["e.jsonl"])
+    )
 
 
 def one_error(result: subprocess.CompletedProcess[str], url: str) -> str:
@@ -154,7 +156,10 @@ def test_corrupt_gzip_member_mid_archive(s3: S3, tmp_path: Path) -> None:
     got = json.loads(result.stdout)
     expected = check_paths([str(local)]).as_dict()
     assert 0 < expected["lines"] < 8_000 and expected["input_errors"]
-    assert_same_report(renamed(got, {url: str(local)}) | {"precheck": "compiled", "hints": []}, expected | {"precheck": "compiled", "hints": []})
+    assert_same_report(
+        renamed(got, {url: str(local)}) | {"precheck": "compiled", "hints": []},
+        expected | {"precheck": "compiled", "hints": []},
+    )
 
 
 def test_bad_storage_options_are_a_usage_error(s3: S3) -> None:

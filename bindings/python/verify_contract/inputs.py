@@ -72,7 +72,7 @@ class Source(FrozenRecord):
     def open_raw(self) -> BinaryIO:
         """The file's bytes as stored (a URL's source, ``remote.RemoteSource``, opens through fsspec)."""
         assert self.file is not None
-        return open(self.file, "rb")  # noqa: SIM115 (the caller closes it)
+        return open(self.file, "rb")
 
 
 def is_url(argument: str) -> bool:

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 import pickle
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from verify_contract.check import CHUNK_BYTES, Progress, _check_range_task, _document_tally, _in_order
+from verify_contract.check import Progress, _check_range_task, _document_tally, _in_order
 from verify_contract.check_lines import CheckOptions, check_chunk
 from verify_contract.check_report import LocatedFinding, Report, Tally
-from verify_contract.inputs import InputError, Source, line_views, plain_file, read_all, resolve
+from verify_contract.inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
 
 if TYPE_CHECKING:
     from typing import BinaryIO
@@ -91,9 +91,9 @@ def plan(sources: Iterable[Source], report: Report, blocks: int | None, cpus: in
         blocks = max(2 * cpus, -(-plain_bytes // RANGE_BYTES))
     part = max(1, -(-plain_bytes // max(blocks, 1)))
     tasks: list[Task] = []
-    for source, size, cuttable, error in entries:
-        if error is not None:
-            tasks.append(("error", error))
+    for source, size, cuttable, problem in entries:
+        if problem is not None:
+            tasks.append(("error", problem))
         elif source.is_document:
             tasks.append(("doc", source))
         elif cuttable and size is not None:
@@ -201,8 +201,10 @@ def connect(address: str | None) -> bool:
         raise EngineError("--engine ray needs Ray: pip install 'verify-contract[ray]'") from error
     if ray.is_initialized():
         return False
+    import logging
+
     try:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     except Exception as error:
         where = f"the Ray cluster at {address}" if address else "a local Ray"
         raise EngineError(f"cannot start or reach {where}: {_one_line(error)}") from error
@@ -220,7 +222,7 @@ def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         checked = dataset.map_batches(
-            _run_batch,
+            _run_batch,  # type: ignore[arg-type]  # its options come as fn_kwargs
             batch_format="pyarrow",
             batch_size=1,
             fn_kwargs={"options": options},
@@ -229,8 +231,9 @@ def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries:
             # into a lost block. The pinned Ray (2.60) takes it only as a remote argument, called deprecated.
             max_retries=max_retries,
         )
-    for batch in checked.iter_batches(batch_format="pyarrow", batch_size=None):
-        yield from zip(batch.column("number").to_pylist(), batch.column("result").to_pylist(), strict=True)
+    table: Any
+    for table in checked.iter_batches(batch_format="pyarrow", batch_size=None):
+        yield from zip(table.column("number").to_pylist(), table.column("result").to_pylist(), strict=True)
 
 
 def check_sources_ray(
@@ -245,7 +248,7 @@ def check_sources_ray(
     import ray
 
     report = Report(options.version, options.profile, options.max_findings)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
+    cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
     tasks = plan(sources, report, blocks, cpus)
     done_bytes = 0
 
@@ -376,9 +379,7 @@ def _check_rows(batch: pyarrow.Table, column: str | None, options: CheckOptions)
     )
 
 
-def check_dataset(
-    dataset: Any, column: str | None = None, options: CheckOptions | None = None
-) -> tuple[Report, Any]:
+def check_dataset(dataset: Any, column: str | None = None, options: CheckOptions | None = None) -> tuple[Report, Any]:
     """Check a Ray Data dataset of verify responses: each row is one response (its columns), or with ``column``
     the value of that column (a dict, or the JSON text). Returns the merged report (a finding's line is its
     row's number, counted from 1, in the dataset's order) and the dataset with ``verify_valid`` (the verdict),

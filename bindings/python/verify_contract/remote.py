@@ -60,7 +60,9 @@ def filesystem(url: str, options_json: str) -> tuple[Any, str]:
         fs, path = fsspec.core.url_to_fs(url, **json.loads(options_json))
     except ImportError as error:
         extra = EXTRAS.get(protocol)
-        hint = f"pip install 'verify-contract[{extra}]'" if extra else f"install the fsspec filesystem for {protocol}://"
+        hint = (
+            f"pip install 'verify-contract[{extra}]'" if extra else f"install the fsspec filesystem for {protocol}://"
+        )
         raise InputError(f"{url}: no filesystem for {protocol}:// ({hint})") from error
     except (ValueError, TypeError) as error:  # an unknown protocol, or a storage option the filesystem refuses
         raise InputError(f"{url}: {describe(error)}") from error
@@ -109,7 +111,7 @@ def open_url(url: str, options_json: str, block_bytes: int = READ_BLOCK_BYTES) -
         file = fs.open(path, "rb", block_size=block_bytes, cache_type="readahead")
     except Exception as error:
         raise InputError(f"{url}: {describe(error)}") from error
-    return io.BufferedReader(_Reader(file), buffer_size=1 << 20)  # type: ignore[return-value]
+    return io.BufferedReader(_Reader(file), buffer_size=1 << 20)
 
 
 class RemoteSource(Source):
@@ -120,7 +122,9 @@ class RemoteSource(Source):
 
     def __init__(self, url: str, options_json: str = "{}") -> None:
         # Source's slots and this class's own (``_freeze`` knows only the latter's setters).
-        for set_slot, value in zip((*Source._slot_setters, *RemoteSource._slot_setters), (url, url, options_json), strict=True):
+        for set_slot, value in zip(
+            (*Source._slot_setters, *RemoteSource._slot_setters), (url, url, options_json), strict=True
+        ):
             set_slot(self, value)
 
     def _values(self) -> tuple[Any, ...]:
