@@ -49,6 +49,12 @@ NOT_ON_A_CLEAN_RUN = (
     "verify_contract.upgrade_command",
     "verify_contract.generate_command",
     "verify_contract.codegen",
+    # object storage and the Ray engine: only for URL inputs and --engine ray
+    "fsspec",
+    "ray",
+    "pyarrow",
+    "verify_contract.remote",
+    "verify_contract.ray",
 )
 
 RUN_CHECK = """

@@ -286,8 +286,10 @@ def check_paths(
     progress: Progress | None = None,
     budget: BudgetRun | None = None,
     sidecars: bool = True,
+    storage_options: dict[str, Any] | None = None,
 ) -> Report:
-    """Check files, directories, globs or ``-``; unreadable inputs are listed in ``report.input_errors``.
+    """Check files, directories, globs, fsspec URLs (opened with ``storage_options``) or ``-``; unreadable
+    inputs are listed in ``report.input_errors``.
 
     ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``sidecars``: a NeMo Gym
     failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input, is read as failed
@@ -295,7 +297,7 @@ def check_paths(
     gets an unbounded one, so its report counts them.
     """
     options = options or CheckOptions(version, profile)
-    sources, errors = resolve([str(p) for p in paths])
+    sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options)
     failures_files: list[str] = []
     if sidecars:
         from verify_contract import check_budget

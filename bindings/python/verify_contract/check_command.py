@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from verify_contract import fastpath
+from verify_contract import fastpath, remote_check
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, Report, check_paths
 from verify_contract.check_report import dumps_report_data
 from verify_contract.exit_codes import EXIT_BUDGET, EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -288,6 +288,10 @@ def run(args: argparse.Namespace) -> int:
             return follow(args, budget)
         if args.fail_fast:
             raise UsageError("--fail-fast stops a --follow run at its first breach; add --follow")
+        if budget is not None and remote_check.selected(args):
+            # The Ray engine and URL inputs carry each block's budget facts in its Tally, but the parent does
+            # not feed them to the budget yet: refuse rather than print a report without its budget.
+            raise UsageError("failure-budget flags are not supported with --engine ray or --storage-options yet")
         for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
             if name is not None and not name.strip():
                 raise UsageError(f"{option} needs a file name")
@@ -305,9 +309,16 @@ def run(args: argparse.Namespace) -> int:
     show_progress = args.progress if args.progress is not None else sys.stderr.isatty()
     progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
     try:
-        report = check_paths(
-            args.paths, options=options, progress=progress, budget=budget, sidecars=not args.no_sidecar
-        )
+        if remote_check.selected(args):  # storage options or Ray
+            outcome = remote_check.run_elsewhere(args, options, progress)
+            if isinstance(outcome, str):  # a usage error: bad --storage-options, or Ray cannot run
+                print(f"verify-contract check: {outcome}", file=sys.stderr)
+                return EXIT_USAGE
+            report = outcome
+        else:
+            report = check_paths(
+                args.paths, options=options, progress=progress, budget=budget, sidecars=not args.no_sidecar
+            )
     except RuntimeError as failure:
         from verify_contract.check_workers import WorkerDied  # only --jobs imports it
 
@@ -372,6 +383,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="skip the compiled pre-check and run every line through the reference validator (slow)",
     )
+    remote_check.add_arguments(check)
     budget = check.add_argument_group(
         "failure budget (SPEC 11)",
         "Bound the share of masked or failed rollouts over a sliding window, overall and per group; "

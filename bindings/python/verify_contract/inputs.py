@@ -18,7 +18,7 @@ from verify_contract.records import FrozenRecord
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -69,23 +69,45 @@ class Source(FrozenRecord):
         except OSError:
             return None
 
+    def open_raw(self) -> BinaryIO:
+        """The file's bytes as stored (a URL's source, ``remote.RemoteSource``, opens through fsspec)."""
+        assert self.file is not None
+        return open(self.file, "rb")
+
+
+def is_url(argument: str) -> bool:
+    """Whether an input names an fsspec URL (``s3://bucket/key``, ``memory://...``): a scheme, then ``://``."""
+    scheme, separator, _ = argument.partition("://")
+    return bool(separator) and scheme[:1].isalpha() and all(c.isalnum() or c in "+.-" for c in scheme)
+
 
 def _has_suffix(path: str) -> bool:
     return os.path.basename(path).lower().endswith(SUFFIXES)
 
 
-def resolve(arguments: list[str]) -> tuple[list[Source], list[str]]:
+def resolve(
+    arguments: list[str], *, urls: bool = False, storage_options: dict[str, Any] | None = None
+) -> tuple[list[Source], list[str]]:
     """Expand the command-line inputs into sources, in order; the second list holds input errors.
 
     A directory contributes its ``.json``/``.jsonl``/``.ndjson`` files (``.gz`` too), recursively and
     sorted; a pattern with ``*``, ``?`` or ``[`` that names no existing path is expanded as a glob
-    (``**`` recurses). A file named explicitly is read whatever its suffix.
+    (``**`` recurses). A file named explicitly is read whatever its suffix. With ``urls``, an fsspec URL
+    (``s3://bucket/prefix/*.jsonl``) is resolved the same way in its filesystem (``remote``), opened with
+    ``storage_options``.
     """
     sources: list[Source] = []
     errors: list[str] = []
     for argument in arguments:
         if argument == STDIN:
             sources.append(Source("<stdin>", None))
+            continue
+        if urls and is_url(argument) and not os.path.lexists(argument):
+            from verify_contract import remote  # only for URLs: a local run imports no fsspec
+
+            found_sources, found_errors = remote.resolve_url(argument, storage_options or {})
+            sources.extend(found_sources)
+            errors.extend(found_errors)
             continue
         if os.path.isdir(argument):
             from pathlib import Path  # only here: a clean run over named files does without pathlib
@@ -119,7 +141,7 @@ def _describe(error: BaseException) -> str:
 def open_stream(source: Source) -> BinaryIO:
     """A binary stream of the source's decompressed bytes (gzip is detected by its magic number)."""
     try:
-        raw: BinaryIO = sys.stdin.buffer if source.file is None else open(source.file, "rb")  # noqa: SIM115
+        raw: BinaryIO = sys.stdin.buffer if source.file is None else source.open_raw()
     except OSError as error:
         raise InputError(f"{source.name}: {_describe(error)}") from error
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
@@ -244,6 +266,7 @@ __all__ = [
     "chunks",
     "describe_error",
     "document_hint",
+    "is_url",
     "line_views",
     "open_stream",
     "plain_file",

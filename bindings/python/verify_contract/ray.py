@@ -1,0 +1,417 @@
+"""``check --engine ray``, and ``check_dataset`` for Ray Data pipelines (the ``[ray]`` extra: ``ray[data]``).
+
+The engine cuts the inputs into tasks as ``--jobs`` does: a plain file (local or behind a URL) into byte ranges
+whose workers read the lines that start in their range themselves, a gzip file or a ``.json`` document into
+one task each. The tasks are the rows of a Ray Data dataset; ``map_batches`` runs them where Ray places them,
+each reading raw lines (never ``ray.data.read_json``: Arrow infers one type per column and fails a whole block
+at the first drift, so line-level findings would be lost) and returning a partial ``Tally``. The driver merges
+the tallies in input order with ``check._in_order`` and ``Tally.merge``, the very merge of ``--jobs``: the
+report is the one-process report whatever the partitioning.
+
+A task's result is keyed by its number and taken once, so a task that Ray retries (its worker died) is
+counted once. A task that is lost for good (retries spent) or fails to read leaves its input counted up to
+where that task starts; ``report.input_errors`` names the input and the byte range, and the run exits 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import warnings
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from verify_contract.check import Progress, _check_range_task, _document_tally, _in_order
+from verify_contract.check_lines import CheckOptions, check_chunk
+from verify_contract.check_report import LocatedFinding, Report, Tally
+from verify_contract.inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+    import pyarrow
+
+RANGE_BYTES = 64 << 20
+"""At most this many bytes of a plain file per task when the number of blocks is not given."""
+MAX_RETRIES = 3
+"""Times Ray runs a task again when its worker dies (a node lost, a worker killed, out of memory)."""
+VERDICT_COLUMN = "verify_valid"
+MASK_COLUMN = "verify_mask"
+FINDINGS_COLUMN = "verify_findings"
+
+
+class EngineError(RuntimeError):
+    """Ray cannot run the check at all (not installed, no cluster at the address): exit 2, one line."""
+
+
+# A task: ("doc", source) for a .json document; ("range", source, start, stop) for the lines that start in a
+# plain file's byte range; ("stream", source) for a whole gzip file (or any stream that cannot be cut); and
+# ("error", message) for an input that could not be planned, kept in its place so errors stay in input order.
+Task = tuple[Any, ...]
+
+
+def _planned_size(source: Source) -> tuple[int | None, bool]:
+    """(size, whether the file can be read by byte ranges): plain files only, not gzip."""
+    from verify_contract.remote import RemoteSource
+
+    if isinstance(source, RemoteSource):
+        size, gzipped = source.stat()
+        return size, not gzipped
+    if source.file is None:
+        return None, False
+    if plain_file(source):
+        return os.stat(source.file).st_size, True
+    return None, False
+
+
+def _cuts(size: int, parts: int) -> list[tuple[int, int]]:
+    parts = max(1, min(parts, size))
+    cuts = [size * i // parts for i in range(parts)]
+    return list(zip(cuts, [*cuts[1:], size], strict=True))
+
+
+def plan(sources: Iterable[Source], report: Report, blocks: int | None, cpus: int) -> list[Task]:
+    """The tasks of the inputs, in input order. ``blocks``: how many parts the plain bytes are cut into in
+    all (a file is at least one); by default two per CPU of the cluster, with ranges of at most RANGE_BYTES."""
+    entries: list[tuple[Source, int | None, bool, str | None]] = []  # source, size, cuttable, planning error
+    for source in sources:
+        report.files += 1
+        if source.is_document:
+            entries.append((source, None, False, None))
+            continue
+        try:
+            size, cuttable = _planned_size(source)
+        except InputError as error:
+            entries.append((source, None, False, str(error)))
+            continue
+        entries.append((source, size, cuttable, None))
+    plain_bytes = sum(size or 0 for _, size, cuttable, _ in entries if cuttable)
+    if blocks is None:
+        blocks = max(2 * cpus, -(-plain_bytes // RANGE_BYTES))
+    part = max(1, -(-plain_bytes // max(blocks, 1)))
+    tasks: list[Task] = []
+    for source, size, cuttable, problem in entries:
+        if problem is not None:
+            tasks.append(("error", problem))
+        elif source.is_document:
+            tasks.append(("doc", source))
+        elif cuttable and size is not None:
+            tasks.extend(("range", source, start, stop) for start, stop in _cuts(size, -(-size // part)))
+        else:
+            tasks.append(("stream", source))
+    return tasks
+
+
+def _range_chunks(stream: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
+    """Chunks of whole lines: the lines that start in [start, stop) of the stream (a line belongs to the range
+    it starts in, as in ``check._check_range_task``)."""
+    if start > 0:
+        stream.seek(start - 1)
+        position = start - 1 + len(stream.readline())  # past the line that holds byte start - 1
+    else:
+        position = 0
+    carry = b""
+    while position < stop:
+        data = stream.read(CHUNK_BYTES)
+        if not data:
+            if carry:
+                yield carry
+            return
+        buffer = carry + data
+        limit = stop - position  # lines starting before this index of ``buffer`` are the range's
+        if limit - 1 < len(buffer):
+            newline = buffer.find(b"\n", limit - 1)
+            if newline >= 0:  # the last line of the range ends in this buffer
+                yield buffer[: newline + 1]
+                return
+        cut = buffer.rfind(b"\n") + 1
+        if cut:
+            yield buffer[:cut]
+        position += cut
+        carry = buffer[cut:]
+
+
+def _tally_of_chunks(chunks: Iterable[bytes | memoryview], name: str, options: CheckOptions) -> Tally:
+    tally = Tally(options.max_findings)
+    for chunk in chunks:
+        room = options.max_findings - len(tally.findings)
+        tally.merge(check_chunk(chunk, tally.lines + 1, name, options, room))
+    return tally
+
+
+def run_task(task: Task, options: CheckOptions) -> tuple[Tally, str | None]:
+    """One task, where Ray runs it: its tally (line numbers from the task's first line) and its input error.
+    After an error the tally holds the lines read before it."""
+    from verify_contract.remote import RemoteSource, describe
+
+    kind, source = task[0], task[1]
+    if kind == "doc":
+        try:
+            return _document_tally(source.name, read_all(source), options), None
+        except InputError as error:
+            return Tally(options.max_findings), str(error)
+    if kind == "stream":
+        tally = Tally(options.max_findings)
+        try:
+            for chunk in line_views(source):
+                room = options.max_findings - len(tally.findings)
+                tally.merge(check_chunk(chunk, tally.lines + 1, source.name, options, room))
+        except InputError as error:
+            return tally, str(error)
+        return tally, None
+    start, stop = task[2], task[3]
+    try:
+        if isinstance(source, RemoteSource):
+            with source.open_raw() as stream:
+                return _tally_of_chunks(_range_chunks(stream, start, stop), source.name, options), None
+        return _check_range_task((source.file, start, stop, source.name, options)), None
+    except InputError as error:
+        return Tally(options.max_findings), f"{error} (bytes {start}-{stop})"
+    except OSError as error:
+        return Tally(options.max_findings), f"{source.name}: {describe(error)} (bytes {start}-{stop})"
+
+
+def _run_batch(batch: pyarrow.Table, options: CheckOptions) -> pyarrow.Table:
+    """Ray Data's map function: each row a pickled task, each result a pickled (tally, error)."""
+    import pyarrow
+
+    numbers = batch.column("number").to_pylist()
+    results = [pickle.dumps(run_task(pickle.loads(task), options)) for task in batch.column("task").to_pylist()]
+    return pyarrow.table({"number": pyarrow.array(numbers, pyarrow.int64()), "result": pyarrow.array(results)})
+
+
+def _one_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = lines[-1] if lines else type(error).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def _describe_task(task: Task) -> str:
+    if task[0] == "range":
+        return f"{task[1].name}: bytes {task[2]}-{task[3]}"
+    return task[1].name  # type: ignore[no-any-return]
+
+
+def connect(address: str | None) -> bool:
+    """Connect to the Ray cluster at ``address``, or start a local one; True when this call started Ray."""
+    try:
+        import ray
+    except ImportError as error:
+        raise EngineError("--engine ray needs Ray: pip install 'verify-contract[ray]'") from error
+    if ray.is_initialized():
+        return False
+    import logging
+
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    except Exception as error:
+        where = f"the Ray cluster at {address}" if address else "a local Ray"
+        raise EngineError(f"cannot start or reach {where}: {_one_line(error)}") from error
+    return True
+
+
+def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries: int) -> Iterator[tuple[int, bytes]]:
+    """(task number, pickled result) as Ray Data's blocks finish, in any order."""
+    import ray
+
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    rows = [{"number": number, "task": pickle.dumps(task)} for number, task in enumerate(tasks)]
+    dataset = ray.data.from_items(rows, override_num_blocks=max(1, min(blocks, len(rows))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        checked = dataset.map_batches(
+            _run_batch,  # type: ignore[arg-type]  # its options come as fn_kwargs
+            batch_format="pyarrow",
+            batch_size=1,
+            fn_kwargs={"options": options},
+            num_cpus=1,
+            # Ray Data retries without end by default; a bound turns a task that kills its worker every time
+            # into a lost block. The pinned Ray (2.60) takes it only as a remote argument, called deprecated.
+            max_retries=max_retries,
+        )
+    table: Any
+    for table in checked.iter_batches(batch_format="pyarrow", batch_size=None):
+        yield from zip(table.column("number").to_pylist(), table.column("result").to_pylist(), strict=True)
+
+
+def check_sources_ray(
+    sources: Iterable[Source],
+    options: CheckOptions,
+    *,
+    blocks: int | None = None,
+    max_retries: int = MAX_RETRIES,
+    progress: Progress | None = None,
+) -> Report:
+    """``check_sources`` on the Ray cluster this process is connected to (see ``connect``)."""
+    import ray
+
+    report = Report(options.version, options.profile, options.max_findings)
+    cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+    tasks = plan(sources, report, blocks, cpus)
+    done_bytes = 0
+
+    def absorb(tally: Tally, size: int) -> None:
+        nonlocal done_bytes
+        report.tally.merge(tally)
+        done_bytes += size
+        if progress is not None:
+            progress(done_bytes, report.lines)
+
+    place = _in_order(absorb)
+    results: dict[int, tuple[Tally, str | None]] = {}
+    merged = 0  # tasks merged so far, in order
+    stopped: set[str] = set()  # inputs whose reading stopped at an error: their later tasks are not counted
+
+    def merge_ready(lost: str | None = None) -> None:
+        """Merge the finished tasks that are next in input order; with ``lost``, the unfinished ones too (as
+        lost, for that reason)."""
+        nonlocal merged
+        while merged < len(tasks):
+            task = tasks[merged]
+            if task[0] == "error":
+                report.input_errors.append(task[1])
+            elif task[1].name in stopped:
+                pass
+            elif merged in results:
+                tally, error = results.pop(merged)
+                size = task[3] - task[2] if task[0] == "range" else 0
+                place(tally, size, task[0] != "range" or task[2] == 0)
+                if error is not None:
+                    report.input_errors.append(f"{error}; the rest of this input is not counted")
+                    stopped.add(task[1].name)
+            elif lost is not None:
+                report.input_errors.append(
+                    f"{_describe_task(task)}: lost ({lost}); this input is counted up to there, not after"
+                )
+                stopped.add(task[1].name)
+            else:
+                return
+            merged += 1
+
+    runnable = [number for number, task in enumerate(tasks) if task[0] != "error"]
+    work = [tasks[number] for number in runnable]
+    try:
+        for number, blob in _results(work, options, blocks or max(2 * cpus, 1), max_retries):
+            real = runnable[number]
+            if real >= merged and real not in results:  # a retried task's second result is never counted
+                results[real] = pickle.loads(blob)
+            merge_ready()
+    except Exception as error:
+        merge_ready(lost=_one_line(error))
+    merge_ready(lost="no result from Ray")
+    return report
+
+
+def check_paths_ray(
+    paths: Iterable[str],
+    options: CheckOptions,
+    *,
+    storage_options: dict[str, Any] | None = None,
+    address: str | None = None,
+    blocks: int | None = None,
+    max_retries: int = MAX_RETRIES,
+    progress: Progress | None = None,
+) -> Report:
+    """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end)."""
+    sources, errors = resolve(list(paths), urls=True, storage_options=storage_options)
+    started = connect(address)
+    try:
+        report = check_sources_ray(sources, options, blocks=blocks, max_retries=max_retries, progress=progress)
+    finally:
+        if started:
+            import ray
+
+            ray.shutdown()
+    report.input_errors[:0] = errors
+    return report
+
+
+# check_dataset: a trainer's own Ray Data pipeline.
+
+
+def _row_text(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
+    return json.dumps(value, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
+
+
+TALLY_COLUMN = "_verify_tally"
+"""Where ``_check_rows`` leaves its batch's pickled tally (on the batch's first row): read, then dropped."""
+
+
+def _check_rows(batch: pyarrow.Table, column: str | None, options: CheckOptions) -> pyarrow.Table:
+    """The batch with the verdict, the effective mask (null where the row breaks the contract) and the row's
+    findings (JSON) added; each row checked as one document. The batch's tally (row numbers from its first
+    row) rides on its first row, for ``check_dataset`` to merge."""
+    import pyarrow
+
+    rows = batch.column(column).to_pylist() if column is not None else batch.to_pylist()
+    name = column or "<dataset>"
+    verdicts: list[bool] = []
+    masks: list[bool | None] = []
+    findings: list[str] = []
+    batch_tally = Tally(options.max_findings)
+    place = _in_order(lambda tally, size: batch_tally.merge(tally))
+    for value in rows:
+        text = _row_text(value)
+        if b"\n" in text or b"\r" in text:  # a pretty-printed document: one document, not lines
+            tally = _document_tally(name, text, options)
+            tally.findings = [LocatedFinding(name, 1, item.finding) for item in tally.findings]
+        else:
+            tally = check_chunk(text, 1, name, options)
+        valid = tally.valid == 1
+        verdicts.append(valid)
+        masks.append(tally.masked == 1 if valid else None)
+        findings.append(json.dumps([item.finding.as_dict() for item in tally.findings], ensure_ascii=False))
+        place(tally, 0, not batch_tally.lines)
+    tallies: list[bytes | None] = [None] * len(rows)
+    if rows:
+        tallies[0] = pickle.dumps(batch_tally)
+    return (
+        batch.append_column(VERDICT_COLUMN, pyarrow.array(verdicts, pyarrow.bool_()))
+        .append_column(MASK_COLUMN, pyarrow.array(masks, pyarrow.bool_()))
+        .append_column(FINDINGS_COLUMN, pyarrow.array(findings, pyarrow.string()))
+        .append_column(TALLY_COLUMN, pyarrow.array(tallies, pyarrow.binary()))
+    )
+
+
+def check_dataset(dataset: Any, column: str | None = None, options: CheckOptions | None = None) -> tuple[Report, Any]:
+    """Check a Ray Data dataset of verify responses: each row is one response (its columns), or with ``column``
+    the value of that column (a dict, or the JSON text). Returns the merged report (a finding's line is its
+    row's number, counted from 1, in the dataset's order) and the dataset with ``verify_valid`` (the verdict),
+    ``verify_mask`` (the effective mask; null where the row breaks the contract) and ``verify_findings`` (the
+    row's findings as JSON) added, materialized once so that both come from one pass."""
+    options = options or CheckOptions()
+    checked = dataset.map_batches(_check_rows, batch_format="pyarrow", fn_kwargs={"column": column, "options": options})
+    # The findings' row numbers are the dataset's order: this dataset's own context (a copy taken when it was
+    # made) keeps it, whatever the caller's global setting.
+    checked.context.execution_options.preserve_order = True
+    checked = checked.materialize()
+    report = Report(options.version, options.profile, options.max_findings, files=1)
+    place = _in_order(lambda tally, size: report.tally.merge(tally))
+    tallies = checked.select_columns([TALLY_COLUMN])
+    tallies.context.execution_options.preserve_order = True
+    for batch in tallies.iter_batches(batch_format="pyarrow", batch_size=None):
+        for blob in batch.column(TALLY_COLUMN).to_pylist():
+            if blob is not None:
+                place(pickle.loads(blob), 0, not report.tally.lines)
+    return report, checked.drop_columns([TALLY_COLUMN])
+
+
+__all__ = [
+    "FINDINGS_COLUMN",
+    "MASK_COLUMN",
+    "MAX_RETRIES",
+    "VERDICT_COLUMN",
+    "EngineError",
+    "check_dataset",
+    "check_paths_ray",
+    "check_sources_ray",
+    "connect",
+    "plan",
+    "run_task",
+]

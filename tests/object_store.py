@@ -1,0 +1,112 @@
+"""Real components for the tests of URL inputs and the Ray engine: moto's S3 server on 127.0.0.1 (an ephemeral
+port), a corpus of every kind of line written as local files, and reports compared field by field."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus_lines import kind_lines, mutated_lines
+
+BUCKET = "rollouts"
+CREDENTIALS = {"key": "testing", "secret": "testing"}
+
+
+class S3:
+    """A running moto S3 server: its endpoint, the storage options that reach it, and an s3fs client."""
+
+    def __init__(self, endpoint: str) -> None:
+        import s3fs
+
+        self.endpoint = endpoint
+        self.options: dict[str, Any] = {"endpoint_url": endpoint, **CREDENTIALS}
+        self.fs = s3fs.S3FileSystem(skip_instance_cache=True, **self.options)
+
+    def put(self, key: str, data: bytes) -> str:
+        self.fs.pipe(f"{BUCKET}/{key}", data)
+        return f"s3://{BUCKET}/{key}"
+
+
+@contextmanager
+def s3_server() -> Iterator[S3]:
+    """moto's ThreadedMotoServer, with an environment that holds no real credentials and never asks the cloud
+    metadata address (only loopback is reached)."""
+    from moto.server import ThreadedMotoServer
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+            patch.delenv(name, raising=False)
+        patch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+        patch.setenv("AWS_CONFIG_FILE", os.devnull)
+        patch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
+        try:
+            host, port = server.get_host_and_port()
+            store = S3(f"http://{host}:{port}")
+            store.fs.mkdir(BUCKET)
+            yield store
+        finally:
+            server.stop()
+
+
+def closed_port() -> int:
+    """A loopback port that nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def corpus_lines(seed: int) -> list[bytes]:
+    """Every kind of defect and warning, seeded mutations, blank lines and a CRLF line, in a seeded order."""
+    lines = [line.rstrip(b"\n") for line in kind_lines()] + mutated_lines(400, seed)
+    lines = [line for line in lines if b"\n" not in line]
+    lines[::37] = [b""] * len(lines[::37])
+    lines[5] = lines[5] + b"\r"
+    return lines
+
+
+def write_corpus(folder: Path) -> dict[str, bytes]:
+    """The corpus's files, name -> bytes as stored: a plain JSONL file large enough to cut into many ranges,
+    a gzip file, a gzip file whose name does not say so, a .json document, and a plain file without a final
+    newline."""
+    plain = b"\n".join(corpus_lines(1) * 2) + b"\n"
+    files = {
+        "a.jsonl": plain,
+        "b.jsonl.gz": gzip.compress(b"\n".join(corpus_lines(2)) + b"\n"),
+        "c.json": kind_lines()[0],
+        "d.jsonl": gzip.compress(b"\n".join(corpus_lines(3)) + b"\n"),  # gzip by its magic bytes only
+        "e.jsonl": b"\n".join(corpus_lines(4)),
+    }
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return files
+
+
+def renamed(report: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A report's data with the inputs' names replaced (a URL by the local path it was uploaded from), so two
+    runs over the same bytes compare field by field."""
+
+    def rename(text: str) -> str:
+        for old, new in names.items():
+            text = text.replace(old, new)
+        return text
+
+    data = dict(report)
+    data["findings"] = [{**item, "path": rename(item["path"])} for item in report["findings"]]
+    data["input_errors"] = [rename(error) for error in report["input_errors"]]
+    return data
+
+
+def assert_same_report(got: dict[str, Any], expected: dict[str, Any]) -> None:
+    """Field by field, so a difference names its field."""
+    assert list(got) == list(expected)
+    for field, value in expected.items():
+        assert got[field] == value, field

@@ -1,0 +1,231 @@
+"""``check --engine ray`` and ``verify_contract.ray.check_dataset`` on a real local Ray (``ray.init(num_cpus=2)``,
+one per module) with moto's S3 server: the report is the local engine's for any partitioning (1, 2 and 7
+blocks, ``--jobs 2``), a killed worker's task is retried and counted once, a lost one is named."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
+
+from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
+from verify_contract.check import CheckOptions, check_bytes, check_paths
+from verify_contract.inputs import Source, resolve
+
+ray = pytest.importorskip("ray", reason="the [ray] extra (the test extra installs it)")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A local Ray of two CPUs for the module; its address, for a CLI run to join."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        yield str(ray.get_runtime_context().gcs_address)
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[S3]:
+    with s3_server() as store:
+        yield store
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    folder = tmp_path_factory.mktemp("corpus")
+    return folder, [str(folder / name) for name in sorted(write_corpus(folder))]
+
+
+def sources(paths: list[str], storage_options: dict[str, Any] | None = None) -> list[Source]:
+    found, errors = resolve(paths, urls=True, storage_options=storage_options)
+    assert not errors
+    return found
+
+
+def test_range_chunks_cover_every_line_once() -> None:
+    # Whatever the cuts (in the middle of a line, on a newline, past the end), the ranges' lines are the
+    # file's lines, each once, in order.
+    data = b"".join(b"%d:" % i + b"x" * (i % 7) + b"\n" for i in range(60)) + b"tail-without-newline"
+    for parts in range(1, 12):
+        for offset in (0, 1, 3):
+            size = len(data)
+            cuts = sorted({0, size, *((size * i // parts + offset) % size for i in range(1, parts))})
+            pieces = [
+                b"".join(engine._range_chunks(io.BytesIO(data), start, stop))
+                for start, stop in itertools.pairwise(cuts)
+            ]
+            assert b"".join(pieces) == data, (parts, offset)
+            assert all(not piece or data.startswith(piece) or b"\n" + piece in data for piece in pieces)
+
+
+def test_any_partitioning_gives_the_local_report(cluster: str, corpus: tuple[Path, list[str]]) -> None:
+    _, paths = corpus
+    for max_findings in (1000, 40):  # 40: the capped listing is filled across tasks
+        options = CheckOptions(max_findings=max_findings)
+        expected = check_paths(paths, options=options).as_dict()
+        assert expected["findings_total"] > expected["findings_shown"] == max_findings or max_findings == 1000
+        jobs = check_paths(paths, options=CheckOptions(max_findings=max_findings, jobs=2)).as_dict()
+        assert_same_report(jobs, expected)
+        for blocks in (1, 2, 7):
+            report = engine.Report(options.version, options.profile)
+            tasks = engine.plan(sources(paths), report, blocks, 2)
+            ranges = [task for task in tasks if task[0] == "range"]
+            assert len(ranges) >= blocks and {task[0] for task in tasks} == {"doc", "range", "stream"}
+            got = engine.check_sources_ray(sources(paths), options, blocks=blocks).as_dict()
+            assert_same_report(got, expected)
+
+
+def test_s3_on_ray_gives_the_local_report(cluster: str, s3: S3, corpus: tuple[Path, list[str]]) -> None:
+    _, paths = corpus
+    urls = [s3.put(f"ray/{Path(path).name}", Path(path).read_bytes()) for path in paths]
+    expected = check_paths(paths).as_dict()
+    for blocks in (2, 7):
+        got = engine.check_sources_ray(sources(urls, s3.options), CheckOptions(), blocks=blocks).as_dict()
+        assert_same_report(renamed(got, dict(zip(urls, paths, strict=True))), expected)
+
+
+def test_cli_engine_ray_joins_a_cluster(cluster: str, corpus: tuple[Path, list[str]]) -> None:
+    _, paths = corpus
+    base = [sys.executable, "-m", "verify_contract", "check", "--format", "json", *paths]
+    local = subprocess.run(base, capture_output=True, text=True, timeout=120)
+    on_ray = subprocess.run(
+        [*base, "--engine", "ray", "--ray-address", cluster, "--ray-blocks", "7"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert local.returncode == on_ray.returncode == 1, on_ray.stderr
+    assert on_ray.stdout == local.stdout  # the very same JSON report, byte for byte
+
+
+def test_cli_engine_ray_usage_errors(tmp_path: Path) -> None:
+    base = [sys.executable, "-m", "verify_contract", "check", str(tmp_path)]
+    for extra, words in (
+        (["-", "--engine", "ray"], "not stdin"),
+        (["--ray-blocks", "2"], "need --engine ray"),
+        (["--engine", "ray", "--ray-blocks", "0"], "--ray-blocks must be"),
+    ):
+        result = subprocess.run([*base, *extra], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+def slow_corpus(folder: Path) -> str:
+    """A file whose two halves take a worker seconds each with every line through the reference (fast=False):
+    time to find the worker and kill it."""
+    path = folder / "slow.jsonl"
+    path.write_bytes(b"\n".join(corpus_lines(7) * 8) + b"\n")
+    return str(path)
+
+
+def _running_check_workers() -> list[int]:
+    """Ray worker processes running a check task now (Ray titles a busy worker with its task's name)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                title = handle.read().split(b"\0")[0]
+        except OSError:
+            continue
+        if title.startswith(b"ray::MapBatches(_run_batch)"):
+            found.append(int(entry))
+    return found
+
+
+def run_and_kill_one_worker(path: str, max_retries: int) -> tuple[engine.Report, int]:
+    """Check ``path`` on Ray in a thread; SIGKILL the first worker seen running a check task."""
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        options = CheckOptions(fast=False)
+        result["report"] = engine.check_sources_ray(sources([path]), options, blocks=2, max_retries=max_retries)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    killed = 0
+    deadline = time.monotonic() + 120
+    while not killed and thread.is_alive() and time.monotonic() < deadline:
+        workers = _running_check_workers()
+        if workers:
+            os.kill(workers[0], signal.SIGKILL)
+            killed = workers[0]
+        time.sleep(0.02)
+    thread.join(timeout=300)
+    assert not thread.is_alive()
+    assert killed, "no check task was seen running"
+    report: engine.Report = result["report"]
+    return report, killed
+
+
+def test_a_killed_worker_is_retried_and_counted_once(cluster: str, tmp_path: Path) -> None:
+    path = slow_corpus(tmp_path)
+    report, _ = run_and_kill_one_worker(path, max_retries=3)
+    assert_same_report(report.as_dict(), check_paths([path]).as_dict())
+
+
+def test_a_lost_block_is_named_and_not_counted(cluster: str, tmp_path: Path) -> None:
+    path = slow_corpus(tmp_path)
+    report, _ = run_and_kill_one_worker(path, max_retries=0)
+    expected = check_paths([path])
+    assert len(report.input_errors) == 1, report.input_errors
+    error = report.input_errors[0]
+    assert error.startswith(f"{path}: bytes ") and "lost" in error and "not after" in error
+    # Counted: the lines before the lost range, exactly (the first range, or nothing if that was lost).
+    start = int(error.split("bytes ")[1].split("-")[0])
+    with open(path, "rb") as handle:
+        before = handle.read(start)
+    assert report.lines == before.count(b"\n") < expected.lines
+    head = check_bytes(before, name=path).as_dict()
+    assert_same_report(report.as_dict() | {"files": 1, "input_errors": []}, head | {"files": 1})
+
+
+def test_check_dataset_verdicts_masks_and_report(cluster: str) -> None:
+    lines = [line.rstrip(b"\r") for line in corpus_lines(5) if line.strip()]
+    rows = []
+    for line in lines:
+        try:
+            json.loads(line)
+        except (ValueError, RecursionError):  # a column of JSON text: lines that are JSON at all
+            continue
+        rows.append(line.decode("utf-8", "surrogatepass"))
+    dataset = ray.data.from_items([{"response": text, "step": n} for n, text in enumerate(rows)])
+    report, checked = engine.check_dataset(dataset, column="response")
+    data = "\n".join(rows).encode("utf-8", "surrogatepass")
+    expected = check_bytes(data, name="response").as_dict()
+    assert_same_report(report.as_dict(), expected)
+    out = checked.take_all()
+    assert [row["step"] for row in out] == list(range(len(rows)))  # the dataset's order, its columns kept
+    for row in out:
+        alone = check_bytes(row["response"].encode("utf-8", "surrogatepass"))
+        assert row[engine.VERDICT_COLUMN] == (alone.valid == 1)
+        assert row[engine.MASK_COLUMN] == ((alone.masked == 1) if alone.valid else None)
+        assert len(json.loads(row[engine.FINDINGS_COLUMN])) == alone.findings_total
+    assert "_verify_tally" not in checked.schema().names
+    assert 0 < report.valid < len(rows) and report.masked
+
+
+def test_check_dataset_rows_as_documents(cluster: str) -> None:
+    rows = [
+        {"reward": 1.0, "mask_sample": False},
+        {"reward": 0.0, "mask_sample": True},
+        {"reward": "1", "mask_sample": False},
+    ]
+    report, checked = engine.check_dataset(ray.data.from_items(rows))
+    assert (report.valid, report.invalid, report.masked) == (2, 1, 1)
+    assert [row[engine.VERDICT_COLUMN] for row in checked.take_all()] == [True, True, False]
+    assert [f.line for f in report.findings] == [3]
