@@ -268,3 +268,64 @@ def test_plot_is_written_and_shows_the_storm(storm: Path, tmp_path: Path, capsys
         (abs(pixels[..., 0] - 0.12) < 0.05) & (abs(pixels[..., 1] - 0.47) < 0.05) & (abs(pixels[..., 2] - 0.71) < 0.05)
     )
     assert blue.mean() > 0.02
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bulk_feeding_equals_rollout_by_rollout(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """check's per-chunk pass (record_run: usable rollouts counted, not visited) against observe() on every
+    document, on random streams (blank lines, masks, kinds, invalid lines, failures rows), settings and
+    chunkings: the same summary, events, and where they happened."""
+    import random
+
+    from verify_contract import inputs
+
+    chance = random.Random(seed)
+    window = chance.choice([1, 2, 3, 5, 8, 13])
+    settings: dict[str, Any] = {
+        "max_masked": chance.choice([None, 0.0, 0.25, 0.5, 0.9]),
+        "warn_masked": chance.choice([None, 0.1, 0.3]),
+        "window": window,
+        "min_samples": chance.randint(1, window),
+        "max_consecutive_masked": chance.choice([None, 0, 1, 3]),
+    }
+    storm_share = chance.random()
+    lines, library = [], FailureBudget(**settings)
+    for number in range(1, chance.randint(1, 400)):
+        draw = chance.random()
+        if draw < 0.05:
+            lines.append("")
+            continue
+        if draw < 0.08:
+            lines.append('{"reward": "0.5"}')  # breaks the contract: failed
+            library.observe({"reward": "0.5"}, ("x", number), valid=False)
+            continue
+        document: dict[str, Any] = {"reward": chance.random()}
+        if chance.random() < storm_share:
+            document["mask_sample"] = True
+            kind = chance.choice([None, "session_lost", "judge_failed", "browser:tab_crashed"])
+            if kind:
+                document["failure_kind"] = kind
+        lines.append(json.dumps(document))
+        library.observe(document, ("x", number))
+    path = tmp_path / "x"
+    path.write_text("".join(line + "\n" for line in lines))
+    failures = [{"_ng_failure_class": chance.choice(["agent_run_error", "x"])} for _ in range(chance.randint(0, 5))]
+    for number, row in enumerate(failures, 1):
+        library.observe_failure(row, ("x_failures", number))
+    monkeypatch.setattr(inputs, "CHUNK_BYTES", chance.choice([64, 300, 1 << 20]))
+    cli = BudgetRun(FailureBudget(**settings), FactSpec())
+    check.check_paths([path], options=CheckOptions(facts=cli.spec), budget=cli, sidecars=False)
+    from verify_contract.check_budget import SidecarRead, sidecar_lines
+
+    read = SidecarRead()
+    read.facts = sidecar_lines([json.dumps(row).encode() for row in failures], 1, "x_failures", cli.spec, read)
+    cli.add_sidecar("x_failures", read)
+    mine, theirs = cli.budget.summary(), library.summary()
+    for summary in (mine, theirs):  # the file is named x by the library, by its path by check
+        for event in (summary["first_breach"], summary["first_warning"]):
+            if event is not None and event["file"] != "x_failures":
+                event["file"] = "x"
+        if summary["longest_masked_run_at"] and summary["longest_masked_run_at"].get("file") not in (None, "x_failures"):
+            summary["longest_masked_run_at"]["file"] = "x"
+    assert mine == theirs
+    assert cli.budget.blocks() == library.blocks()

@@ -1388,15 +1388,18 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
 
 #ifndef FASTSCAN_CORE_ONLY
 PyDoc_STRVAR(scan_doc,
-             "scan(buffer, fields, kinds) -> (statuses, others)\n\n"
+             "scan(buffer, fields, kinds, masked=False) -> (statuses, others[, masked_kinds])\n\n"
              "Classify every newline-terminated line of buffer (the last line may lack its newline).\n"
              "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
-             "neither blank nor clean, key being a memo key (bytes) or None.");
+             "neither blank nor clean, key being a memo key (bytes) or None. With masked true, masked_kinds\n"
+             "lists (index, start, end) of each clean line whose effective mask is true: the span of its\n"
+             "failure kind's characters (a clean kind has no escape), or (index, -1, -1) without a kind.");
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer buf, fields, kinds;
-    if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &fields, &kinds)) return NULL;
+    int want_masked = 0; /* the failure budget (check_budget) reads the kind of each clean masked line */
+    if (!PyArg_ParseTuple(args, "y*y*y*|p", &buf, &fields, &kinds, &want_masked)) return NULL;
     const uint8_t *base = (const uint8_t *)buf.buf;
     const uint8_t *end = base + buf.len;
     static Kinds kind_table;
@@ -1415,8 +1418,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     size_t capacity = (size_t)buf.len / 64 + 64;
     uint8_t *out = PyMem_Malloc(capacity);
     PyObject *others = PyList_New(0);
+    PyObject *masked = want_masked ? PyList_New(0) : NULL;
     PyObject *statuses = NULL;
-    if (!out || !others) goto fail;
+    if (!out || !others || (want_masked && !masked)) goto fail;
     Py_ssize_t index = 0;
     Fields f;
     KeyBuf key;
@@ -1445,6 +1449,18 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 goto fail;
             }
             Py_DECREF(item);
+        } else if (masked && status != STATUS_BLANK && ((status - 1) & 1)) { /* classify: 1 + masked + ... */
+            Py_ssize_t start = -1, stop = -1;
+            if (f.type[table.kind] == T_STR) {
+                start = (Py_ssize_t)(f.start[table.kind] + 1 - base);
+                stop = (Py_ssize_t)(f.stop[table.kind] - 1 - base);
+            }
+            PyObject *item = Py_BuildValue("(nnn)", index, start, stop);
+            if (!item || PyList_Append(masked, item) < 0) {
+                Py_XDECREF(item);
+                goto fail;
+            }
+            Py_DECREF(item);
         }
         q = next;
     }
@@ -1454,10 +1470,12 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
+    if (masked) return Py_BuildValue("(NNN)", statuses, others, masked);
     return Py_BuildValue("(NN)", statuses, others);
 fail:
     PyMem_Free(out);
     Py_XDECREF(others);
+    Py_XDECREF(masked);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);

@@ -24,7 +24,15 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from verify_contract.findings import Finding
-from verify_contract.probe._checks import DEFAULT_CHECKS, Reply, breaking, cap, judge_reply, problem_details, wire_profile
+from verify_contract.probe._checks import (
+    DEFAULT_CHECKS,
+    Reply,
+    breaking,
+    cap,
+    judge_reply,
+    problem_details,
+    wire_profile,
+)
 from verify_contract.versions import LATEST_VERSION, Profile
 
 Scope = MutableMapping[str, Any]

@@ -236,8 +236,6 @@ class _Scope:
 
     __slots__ = (
         "bad",
-        "block_bad",
-        "block_kinds",
         "blocks",
         "breached",
         "counts",
@@ -247,7 +245,6 @@ class _Scope:
         "run",
         "seen",
         "warned",
-        "window_kinds",
         "worst",
         "worst_at",
     )
@@ -256,7 +253,6 @@ class _Scope:
         self.seen = 0  # rollouts of this scope
         self.counts = [0, 0, 0]  # by state
         self.bad: deque[tuple[int, str]] = deque()  # (ordinal in the scope, kind) of masked or failed in the window
-        self.window_kinds: Counter[str] = Counter()
         self.kinds: Counter[str] = Counter()  # every masked or failed rollout's kind
         self.run = 0
         self.longest = 0
@@ -265,10 +261,8 @@ class _Scope:
         self.worst_at = (0, 0, 0)  # (stream ordinal, bad, size) of the worst window
         self.warned = False
         self.breached = False
-        # Tumbling blocks of ``window`` rollouts for the plot: (bad, kinds) of each complete block.
-        self.blocks: list[tuple[int, int, Counter[str]]] = []
-        self.block_bad = 0
-        self.block_kinds: Counter[str] = Counter()
+        # Tumbling blocks of ``window`` rollouts, for the plot: block number (from 0) -> kinds counted in it.
+        self.blocks: dict[int, Counter[str]] = {}
 
 
 class FailureBudget:
@@ -412,7 +406,6 @@ class FailureBudget:
         scope.seen = before + count
         self.unidentified += count
         self._evict(scope)
-        self._blocks(scope, before, count)
 
     def _remember(
         self,
@@ -424,7 +417,7 @@ class FailureBudget:
     ) -> None:
         if identity is None:
             self.unidentified += 1
-            if state != OK:
+            if state != OK and self.track_identities:
                 self.anonymous.append((state, kind, where))
             return
         known = self.identities.get(identity)
@@ -437,18 +430,7 @@ class FailureBudget:
         floor = scope.seen - self.window
         bad = scope.bad
         while bad and bad[0][0] <= floor:
-            _, kind = bad.popleft()
-            scope.window_kinds[kind] -= 1
-            if not scope.window_kinds[kind]:
-                del scope.window_kinds[kind]
-
-    def _blocks(self, scope: _Scope, before: int, count: int) -> None:
-        # Complete tumbling blocks crossed by ``count`` usable rollouts after ``before``.
-        done = (before + count) // self.window - before // self.window
-        for _ in range(done):
-            scope.blocks.append((len(scope.blocks) + 1, scope.block_bad, scope.block_kinds))
-            scope.block_bad = 0
-            scope.block_kinds = Counter()
+            bad.popleft()
 
     def _step(
         self,
@@ -463,10 +445,12 @@ class FailureBudget:
         scope.counts[state] += 1
         if state:
             scope.bad.append((scope.seen, label))
-            scope.window_kinds[label] += 1
             scope.kinds[label] += 1
-            scope.block_bad += 1
-            scope.block_kinds[label] += 1
+            block = (scope.seen - 1) // self.window
+            counts = scope.blocks.get(block)
+            if counts is None:
+                counts = scope.blocks[block] = Counter()
+            counts[label] += 1
             scope.run += 1
             if scope.run > scope.longest:
                 scope.longest = scope.run
@@ -476,10 +460,127 @@ class FailureBudget:
         else:
             scope.run = 0
         self._evict(scope)
-        if scope.seen % self.window == 0:
-            self._blocks(scope, scope.seen - 1, 1)
         if state or scope.seen == self.min_samples:
             self._judge(scope, group, where, events, self.total.seen)
+
+    def record_run(
+        self,
+        count: int,
+        bad: list[tuple[int, int, str | None]],
+        where_of: Callable[[int], tuple[str, int | None]],
+        failure_rows: bool = False,
+    ) -> list[BudgetEvent]:
+        """``count`` rollouts in a row, none grouped or identified, of which ``bad`` lists the masked or failed
+        ones as (offset in the run, state, kind), in order: what ``check`` feeds per chunk. The same as
+        ``record`` for each rollout, in one pass over the masked ones (``where_of(offset)`` locates a rollout,
+        asked only for an event). Only without ``group_by`` and identity tracking."""
+        if self.group_paths or self.track_identities:
+            raise BudgetError("record_run() counts ungrouped, unidentified rollouts; record each rollout instead")
+        events: list[BudgetEvent] = []
+        scope = self.total
+        base = scope.seen
+        if base < self.min_samples <= base + count:
+            # The first judged window falls in this run: if on a usable rollout, split the run there.
+            cut = self.min_samples - base - 1  # offset of the rollout that fills it
+            if not any(offset == cut for offset, _, _ in bad):
+                head = [item for item in bad if item[0] < cut]
+                events += self.record_run(cut, head, where_of, failure_rows)
+                events += self.record(OK, None, (), where_of(cut))
+                rest = [(offset - cut - 1, state, kind) for offset, state, kind in bad if offset > cut]
+                events += self.record_run(count - cut - 1, rest, lambda o: where_of(o + cut + 1), failure_rows)
+                return events
+        window, maximum, warn, longest_allowed = self.window, self.max_masked, self.warn_masked, self.max_consecutive
+        minimum = self.min_samples
+        queue = scope.bad
+        kinds = scope.kinds
+        blocks = scope.blocks
+        counts = scope.counts
+        run, previous = scope.run, base if scope.run else -1
+        for offset, state, kind in bad:
+            ordinal = base + offset + 1
+            label = kind or NO_KIND
+            if label not in kinds and len(kinds) >= MAX_DISTINCT:
+                label = OTHER
+            counts[state] += 1
+            kinds[label] += 1
+            block = (ordinal - 1) // window
+            in_block = blocks.get(block)
+            if in_block is None:
+                in_block = blocks[block] = Counter()
+            in_block[label] += 1
+            run = run + 1 if previous == ordinal - 1 else 1
+            previous = ordinal
+            queue.append((ordinal, label))
+            floor = ordinal - window
+            while queue[0][0] <= floor:
+                queue.popleft()
+            if run > scope.longest:
+                scope.longest, scope.longest_at = run, ordinal
+                self.longest_where = where_of(offset)
+            size = window if ordinal >= window else ordinal
+            inside = len(queue)
+            scope.run = run  # read by _emit
+            if longest_allowed is not None and run == longest_allowed + 1:
+                where = where_of(offset)
+                self._emit(
+                    "budget-consecutive-masked",
+                    "breach",
+                    scope,
+                    None,
+                    inside / size,
+                    inside,
+                    size,
+                    where,
+                    events,
+                    ordinal,
+                )
+            if size < minimum:
+                continue
+            rate = inside / size
+            if rate > scope.worst:
+                scope.worst, scope.worst_at = rate, (ordinal, inside, size)
+            if maximum is not None:
+                if rate > maximum:
+                    if not scope.breached:
+                        scope.breached = True
+                        self._emit(
+                            "budget-masked-rate",
+                            "breach",
+                            scope,
+                            None,
+                            rate,
+                            inside,
+                            size,
+                            where_of(offset),
+                            events,
+                            ordinal,
+                        )
+                else:
+                    scope.breached = False
+            if warn is not None:
+                if rate > warn:
+                    if not scope.warned:
+                        scope.warned = True
+                        self._emit(
+                            "budget-masked-rate",
+                            "warning",
+                            scope,
+                            None,
+                            rate,
+                            inside,
+                            size,
+                            where_of(offset),
+                            events,
+                            ordinal,
+                        )
+                else:
+                    scope.warned = False
+        counts[OK] += count - len(bad)
+        self.unidentified += count
+        scope.seen = base + count
+        scope.run = run if bad and bad[-1][0] == count - 1 else 0
+        self._evict(scope)
+        return events
 
     def _judge(
         self,
@@ -530,7 +631,8 @@ class FailureBudget:
         events: list[BudgetEvent],
         ordinal: int,
     ) -> None:
-        kinds = sorted(scope.window_kinds.items(), key=lambda item: (-item[1], item[0]))
+        window = Counter(kind for _, kind in scope.bad)
+        kinds = sorted(window.items(), key=lambda item: (-item[1], item[0]))
         event = BudgetEvent(rule, level, ordinal, group, rate, bad, size, scope.run, kinds, where)
         events.append(event)
         if level == "breach":
@@ -623,11 +725,13 @@ class FailureBudget:
         partial when the scope's rollouts are not a multiple of the window."""
         found: dict[tuple[str, ...] | None, list[tuple[int, int, Counter[str]]]] = {}
         for group, scope in [(None, self.total), *self.groups.items()]:
-            complete = [(self.window, bad, kinds) for _, bad, kinds in scope.blocks]
-            rest = scope.seen % self.window
-            if rest:
-                complete.append((rest, scope.block_bad, scope.block_kinds))
-            found[group] = complete
+            numbers = -(-scope.seen // self.window)
+            rows = []
+            for number in range(numbers):
+                size = min(self.window, scope.seen - number * self.window)
+                kinds = scope.blocks.get(number, Counter())
+                rows.append((size, sum(kinds.values()), kinds))
+            found[group] = rows
         return found
 
     def _scope_summary(self, scope: _Scope) -> dict[str, Any]:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from verify_contract.budget import BudgetEvent
     from verify_contract.check_outcome import Outcome
+    from verify_contract.fastpath import MaskedKind, Other
 
 SIDECAR_SUFFIX = "_failures.jsonl"
 """NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
@@ -96,7 +97,7 @@ class ChunkFacts(Record):
         return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar))
 
 
-def _loads(line: bytes) -> Any:
+def _loads(line: bytes | memoryview) -> Any:
     import orjson
 
     try:
@@ -108,30 +109,43 @@ def _loads(line: bytes) -> Any:
 def chunk_facts(
     chunk: bytes | memoryview,
     statuses: bytes,
+    others: list[Other],
+    masked_kinds: list[MaskedKind],
     unsettled: dict[int, Outcome],
     first_line: int,
     path: str,
     spec: FactSpec,
 ) -> ChunkFacts:
-    """The facts of a chunk the pre-check scanned (``statuses``), with the outcomes of the lines it handed on."""
+    """The facts of a chunk the pre-check scanned (``statuses``), with the outcomes of the lines it handed on.
+
+    Without groups or identities only masked and failed lines are looked into: a clean masked line's kind
+    comes from the pre-check (``masked_kinds``, no parse), a line it handed on is parsed from its span in
+    ``others``. With them, every line is parsed (measured in benchmarks/budget.py).
+    """
     states = bytearray(statuses.translate(STATUS_STATES))
     for index, outcome in unsettled.items():
         states[index] = (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
     details: dict[int, Detail] = {}
-    if spec.every_line:
-        wanted: list[int] = [i for i, state in enumerate(states) if state]
-    else:
-        wanted = [match.start() for match in _NOT_USABLE.finditer(states)]
-    if wanted:
-        lines = bytes(chunk).split(b"\n")
-        for index in wanted:
-            row = _loads(lines[index])
-            if isinstance(row, dict):
-                kind = _kind_of(row) if states[index] != USABLE else None
-                group = group_of(row, spec.group_paths) if spec.group_paths else ()
-                details[index] = (kind, group, identity_of(row) if spec.identities else None)
-            else:
-                details[index] = (None, (ABSENT_GROUP,) * len(spec.group_paths), None)
+    view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
+    if not spec.every_line:
+        for index, start, stop in masked_kinds:
+            kind = str(view[start:stop], "ascii") if start >= 0 else None
+            details[index] = (kind, (), None)
+        for index, start, stop, _key in others:
+            if states[index] in (MASKED_LINE, FAILED_LINE):
+                row = _loads(view[start:stop])
+                details[index] = (_kind_of(row) if isinstance(row, dict) else None, (), None)
+        return ChunkFacts(path, first_line, bytes(states), details)
+    lines = bytes(chunk).split(b"\n")
+    for index, state in enumerate(states):
+        if not state:
+            continue
+        row = _loads(lines[index])
+        if isinstance(row, dict):
+            kind = _kind_of(row) if state != USABLE else None
+            details[index] = (kind, group_of(row, spec.group_paths), identity_of(row) if spec.identities else None)
+        else:
+            details[index] = (None, (ABSENT_GROUP,) * len(spec.group_paths), None)
     return ChunkFacts(path, first_line, bytes(states), details)
 
 
@@ -229,20 +243,27 @@ class BudgetRun:
     def feed(self, facts: ChunkFacts) -> None:
         budget = self.budget
         states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
-        events: list[BudgetEvent] = []
         if not self.spec.every_line:
-            # Between masked and failed lines, usable ones are counted in bulk (no group, no identity).
-            at = 0
-            for match in _NOT_USABLE.finditer(states):
-                index = match.start()
-                if index > at:
-                    self._skip(states, at, index, path, first)
-                kind, group, _ = details.get(index, (None, (), None))
-                events += budget.record(states[index] - 1, kind, group, (path, first + index), None, facts.sidecar)
-                at = index + 1
-            if at < len(states):
-                self._skip(states, at, len(states), path, first)
+            # One pass over the masked and failed lines; usable ones are counted, not visited.
+            lines = [match.start() for match in _NOT_USABLE.finditer(states)]
+            rollouts = states.translate(None, b"\x00") if BLANK_LINE in states else states
+            offsets = lines if rollouts is states else [match.start() for match in _NOT_USABLE.finditer(rollouts)]
+            line_of = dict(zip(offsets, lines, strict=True))
+
+            def where_of(offset: int) -> tuple[str, int]:
+                index = line_of.get(offset)
+                if index is None:  # a usable rollout (the first judged window): count to it
+                    seen = -1
+                    for index, byte in enumerate(states):  # noqa: B007 (index is the answer)
+                        seen += byte != BLANK_LINE
+                        if seen == offset:
+                            break
+                return (path, first + index)
+
+            bad = [(offset, rollouts[offset] - 1, details.get(line, (None,))[0]) for offset, line in line_of.items()]
+            events = budget.record_run(len(rollouts), bad, where_of, facts.sidecar)
         else:
+            events = []
             absent = (ABSENT_GROUP,) * len(self.spec.group_paths)
             for index, byte in enumerate(states):
                 if not byte:
@@ -253,25 +274,6 @@ class BudgetRun:
             self.events.append(event)
             if self.on_event is not None:
                 self.on_event(event)
-
-    def _skip(self, states: bytes, start: int, stop: int, path: str, first: int) -> None:
-        usable = states.count(USABLE, start, stop)
-        if not usable:
-            return
-
-        def where_at(nth: int) -> tuple[str, int]:
-            # The nth usable line of the run (blank lines are no rollouts).
-            index = start
-            seen = -1
-            while index < stop:
-                if states[index] == USABLE:
-                    seen += 1
-                    if seen == nth:
-                        break
-                index += 1
-            return (path, first + index)
-
-        self.budget.skip(usable, where_at)
 
     def add_sidecar(self, path: str, read: SidecarRead) -> None:
         """A failures file's counts (its rows so far: follow mode calls this again as it grows)."""

@@ -113,13 +113,17 @@ def check_chunk(
     ):
         chunk = bytes(chunk)  # the Python scan (no compiled pre-check) reads bytes
     # The compiled scan reads any buffer (a view into the input buffer or a mapped file): no copy.
-    statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
+    masked_kinds: list[fastpath.MaskedKind] = []
+    if options.facts is None:
+        statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
+    else:  # a failure budget: the clean masked lines' kinds too
+        statuses, others, masked_kinds = fastpath.scan_masked(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
     tally.lines = len(statuses)
     tally.add_clean(statuses)
     unsettled: dict[int, Outcome] | None = {} if options.facts is not None else None
     if not others:
         if unsettled is not None:
-            _add_facts(tally, chunk, statuses, unsettled, first_line, path, options)
+            _add_facts(tally, chunk, statuses, others, masked_kinds, unsettled, first_line, path, options)
         return tally
     version, profile = options.version, options.profile
     memo = outcome_memo(version, profile)
@@ -169,7 +173,7 @@ def check_chunk(
         for index, _start, _stop, key in others:
             if key is not None:
                 unsettled[index] = memo[key] if key in memo else local[key]
-        _add_facts(tally, chunk, statuses, unsettled, first_line, path, options)
+        _add_facts(tally, chunk, statuses, others, masked_kinds, unsettled, first_line, path, options)
     return tally
 
 
@@ -177,6 +181,8 @@ def _add_facts(
     tally: Tally,
     chunk: bytes | memoryview,
     statuses: bytes,
+    others: list[fastpath.Other],
+    masked_kinds: list[fastpath.MaskedKind],
     unsettled: dict[int, Outcome],
     first_line: int,
     path: str,
@@ -185,4 +191,5 @@ def _add_facts(
     from verify_contract.check_budget import chunk_facts
 
     assert options.facts is not None
-    tally.facts.append(chunk_facts(chunk, statuses, unsettled, first_line, path, options.facts))
+    facts = chunk_facts(chunk, statuses, others, masked_kinds, unsettled, first_line, path, options.facts)
+    tally.facts.append(facts)

@@ -209,6 +209,25 @@ def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tup
     return _slow_scan(chunk)
 
 
+MaskedKind = tuple[int, int, int]
+"""(line index, start, end) of a clean masked line's failure-kind characters; (index, -1, -1) without one."""
+
+
+def scan_masked(
+    chunk: bytes, version: str, profile: Profile, fast: bool = True
+) -> tuple[bytes, list[Other], list[MaskedKind]]:
+    """``scan``, plus where the failure kind of each clean masked line is (the failure budget reads it without
+    parsing the line; a clean kind is grammar characters only). Without the compiled scan no line is clean,
+    so the list is empty."""
+    table = field_table(version, profile) if fast else None
+    if table is None:
+        statuses, others = _slow_scan(chunk)
+        return statuses, others, []
+    assert _native is not None
+    result: tuple[bytes, list[Other], list[MaskedKind]] = _native.scan(chunk, table, clean_kinds(version), True)
+    return result
+
+
 def count_lines(chunk: bytes) -> int:
     """Newlines in ``chunk``, plus one if it does not end with one (the lines ``scan`` reports)."""
     if _native is not None:
