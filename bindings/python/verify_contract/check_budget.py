@@ -97,6 +97,45 @@ class ChunkFacts(Record):
         return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar))
 
 
+def _text_rules() -> frozenset[str]:
+    from verify_contract.contract import contract_model
+    from verify_contract.generated import LATEST_VERSION
+
+    return frozenset(rule["id"] for rule in contract_model(LATEST_VERSION).rules if rule.get("scope") == "text")
+
+
+TEXT_RULES = _text_rules()
+"""The rules of a JSON-text defect (the model's ``text`` scope): such a line has no document to read."""
+_FAILURE_CLASS_NEEDLE = b'"_ng_failure_class"'
+KIND_CACHE_ENTRIES = 4096
+_KIND_CACHES: dict[str, dict[bytes, str | None] | None] = {}
+
+
+def _kind_cache(version: str) -> dict[bytes, str | None] | None:
+    """Kinds by memo key, for a version whose pre-check key holds the failure kind's raw value (the kind is
+    a role field there); None where it does not (then every line is read)."""
+    if version not in _KIND_CACHES:
+        from verify_contract.contract import contract_model
+
+        _KIND_CACHES[version] = {} if contract_model(version).role("failure_kind") is not None else None
+    return _KIND_CACHES[version]
+
+
+def _line_kind(line: memoryview, key: bytes | None, status: int, cache: dict[bytes, str | None] | None) -> str | None:
+    """The failure kind of a strict-JSON line the pre-check handed on. Lines with one memo key have the same
+    raw failure kind (a role field's value is part of the key), so it is read once per key, unless the line
+    may carry ``_ng_failure_class`` (the kind when ``failure_kind`` is missing, and not part of the key)."""
+    cacheable = cache is not None and key is not None and status == fastpath.STATUS_CONTRACT
+    if cacheable and key in cache:  # type: ignore[operator]
+        return cache[key]  # type: ignore[index]
+    text = bytes(line)
+    row = _loads(text)
+    kind = _kind_of(row) if isinstance(row, dict) else None
+    if cacheable and _FAILURE_CLASS_NEEDLE not in text and len(cache) < KIND_CACHE_ENTRIES:  # type: ignore[arg-type]
+        cache[key] = kind  # type: ignore[index]
+    return kind
+
+
 def _loads(line: bytes | memoryview) -> Any:
     import orjson
 
@@ -115,6 +154,7 @@ def chunk_facts(
     first_line: int,
     path: str,
     spec: FactSpec,
+    version: str,
 ) -> ChunkFacts:
     """The facts of a chunk the pre-check scanned (``statuses``), with the outcomes of the lines it handed on.
 
@@ -131,10 +171,19 @@ def chunk_facts(
         for index, start, stop in masked_kinds:
             kind = str(view[start:stop], "ascii") if start >= 0 else None
             details[index] = (kind, (), None)
-        for index, start, stop, _key in others:
-            if states[index] in (MASKED_LINE, FAILED_LINE):
-                row = _loads(view[start:stop])
-                details[index] = (_kind_of(row) if isinstance(row, dict) else None, (), None)
+        cache = _kind_cache(version)
+        text_defects: dict[int, bool] = {}  # id(outcome) -> whether it is a JSON-text defect
+        for index, start, stop, key in others:
+            if states[index] not in (MASKED_LINE, FAILED_LINE):
+                continue
+            outcome = unsettled[index]
+            text = text_defects.get(id(outcome))
+            if text is None:
+                text = text_defects[id(outcome)] = any(f.rule in TEXT_RULES for f in outcome.findings)
+            if text:  # no single document, so no kind (SPEC 11.1)
+                details[index] = (None, (), None)
+                continue
+            details[index] = (_line_kind(view[start:stop], key, statuses[index], cache), (), None)
         return ChunkFacts(path, first_line, bytes(states), details)
     lines = bytes(chunk).split(b"\n")
     for index, state in enumerate(states):

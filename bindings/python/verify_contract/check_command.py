@@ -240,6 +240,7 @@ def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
             group_by=paths,
             expected=args.expected,
             track_identities=args.retry_list is not None,
+            track_blocks=args.plot is not None,
         )
     except BudgetError as error:
         raise UsageError(str(error)) from None

@@ -191,5 +191,7 @@ def _add_facts(
     from verify_contract.check_budget import chunk_facts
 
     assert options.facts is not None
-    facts = chunk_facts(chunk, statuses, others, masked_kinds, unsettled, first_line, path, options.facts)
+    facts = chunk_facts(
+        chunk, statuses, others, masked_kinds, unsettled, first_line, path, options.facts, options.version
+    )
     tally.facts.append(facts)

@@ -2,7 +2,7 @@
 
 Public API::
 
-    from verify_contract.probe import CHECKS, Settings, load_cases, probe, probe_app, format_report
+    from verify_contract.probe import CHECKS, Settings, file_cases, replay_cases, probe, probe_app, format_report
 
 ``probe(url, cases, settings)`` posts each case to a running server and judges every reply by the selected
 checks (``CHECKS``: stable ids such as ``probe-http-status`` and ``probe-contract``, SPEC section 4.4);
