@@ -17,7 +17,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from itertools import repeat
-from operator import gt, sub, truediv
+from operator import add, eq, floordiv, gt, sub, truediv
 
 from verify_contract.mask import MASK_ROLES
 from verify_contract.records import Record
@@ -489,11 +489,11 @@ class FailureBudget:
             cut = self.min_samples - base - 1  # offset of the rollout that fills it
             if not any(offset == cut for offset, _, _ in bad):
                 head = [item for item in bad if item[0] < cut]
-                events = self.record_run(cut, head, where_of, failure_rows)
-                events += self.record(OK, None, (), where_of(cut))
+                split = self.record_run(cut, head, where_of, failure_rows)
+                split += self.record(OK, None, (), where_of(cut))
                 rest = [(offset - cut - 1, state, kind) for offset, state, kind in bad if offset > cut]
-                events += self.record_run(count - cut - 1, rest, lambda o: where_of(o + cut + 1), failure_rows)
-                return events
+                split += self.record_run(count - cut - 1, rest, lambda o: where_of(o + cut + 1), failure_rows)
+                return split
         self.unidentified += count
         scope.counts[OK] += count - len(bad)
         if not bad:
@@ -501,24 +501,27 @@ class FailureBudget:
             scope.run = 0
             self._evict(scope)
             return []
-        labels = [kind or NO_KIND for _, _, kind in bad]
+        n = len(bad)
+        offsets, states, raw_kinds = zip(*bad, strict=True)
+        labels = [kind or NO_KIND for kind in raw_kinds] if None in raw_kinds else list(raw_kinds)
         kinds = scope.kinds
         if len(kinds) + len(set(labels).difference(kinds)) > MAX_DISTINCT:  # the (other) label: one at a time
-            labels = []
-            for label in (kind or NO_KIND for _, _, kind in bad):
+            capped = []
+            for label in labels:
                 if label not in kinds and len(kinds) >= MAX_DISTINCT:
                     label = OTHER
                 kinds[label] += 1
-                labels.append(label)
+                capped.append(label)
+            labels = capped
         else:
             kinds.update(labels)
-        window, n = self.window, len(bad)
-        states = [state for _, state, _ in bad]
+        window = self.window
         scope.counts[MASKED] += states.count(MASKED)
         scope.counts[FAILED] += states.count(FAILED)
-        ords = [base + offset + 1 for offset, _, _ in bad]
+        ords = list(map(add, offsets, repeat(base + 1, n)))
         if self.track_blocks:
-            for (block, label), times in Counter(zip([(o - 1) // window for o in ords], labels, strict=True)).items():
+            blocks = map(floordiv, map(sub, ords, repeat(1, n)), repeat(window, n))
+            for (block, label), times in Counter(zip(blocks, labels, strict=True)).items():
                 scope.blocks.setdefault(block, Counter())[label] += times
         # The window at each masked rollout: the masked ordinals after ordinal - window (by bisection).
         carried = len(scope.bad)
@@ -528,21 +531,37 @@ class FailureBudget:
         insides = list(map(sub, range(carried + 1, carried + n + 1), starts))
         sizes = list(map(min, repeat(window, n), ords))
         rates = list(map(truediv, insides, sizes))
-        # Consecutive runs, continuing the one the scope ended with.
-        runs = []
-        run, previous = scope.run, base if scope.run else -2
-        for ordinal in ords:
-            run = run + 1 if ordinal == previous + 1 else 1
-            previous = ordinal
-            runs.append(run)
-        longest = max(runs)
+        # Consecutive runs: flags[k] is 1 when rollout k directly follows the masked one before it (k = 0: the
+        # last rollout the scope saw, when that one was masked too).
+        follows = bytes(map(eq, ords[1:], map(add, ords[:-1], repeat(1, n - 1))))
+        flags = bytes([scope.run > 0 and ords[0] == base + 1]) + follows
+        carried_run = scope.run
+
+        def run_at(k: int) -> int:
+            reset = flags.rfind(0, 0, k + 1)
+            return carried_run + k + 1 if reset < 0 else k - reset + 1
+
+        longest, longest_at = 1, 0
+        for match in _RUNS_ABOVE.finditer(flags):
+            length = run_at(match.end() - 1)
+            if length > longest:
+                longest, longest_at = length, match.end() - 1
         if longest > scope.longest:
-            at = runs.index(longest)
-            scope.longest, scope.longest_at, self.longest_where = longest, ords[at], where_of(bad[at][0])
+            scope.longest, scope.longest_at = longest, ords[longest_at]
+            self.longest_where = where_of(offsets[longest_at])
         found: list[tuple[int, int, str, str]] = []  # (index, order at a rollout, rule, level)
         if self.max_consecutive is not None:
-            limit = self.max_consecutive + 1
-            found += [(k, 0, "budget-consecutive-masked", "breach") for k, r in enumerate(runs) if r == limit]
+            limit = self.max_consecutive + 1  # the run length that breaches, reached once per run
+            if limit == 1:
+                hits = [k for k, flag in enumerate(flags) if not flag]
+            else:
+                hits = []
+                for match in _RUNS_ABOVE.finditer(flags):
+                    first_run = run_at(match.start())  # the run at the first index of the segment
+                    k = match.start() + (limit - first_run)
+                    if first_run <= limit and k < match.end():
+                        hits.append(k)
+            found += [(k, 0, "budget-consecutive-masked", "breach") for k in hits]
         judged = bisect_left(ords, self.min_samples)  # the first index whose window is judged
         if judged < n:
             worst = max(rates[judged:])
@@ -564,14 +583,15 @@ class FailureBudget:
         events: list[BudgetEvent] = []
         for k, _, rule, level in sorted(found):
             window_kinds = Counter(all_labels[starts[k] : carried + k + 1])
+            where = where_of(offsets[k])
             event = self._event(
-                rule, level, None, rates[k], insides[k], sizes[k], runs[k], window_kinds, where_of(bad[k][0]), ords[k]
+                rule, level, None, rates[k], insides[k], sizes[k], run_at(k), window_kinds, where, ords[k]
             )
             events.append(event)
         keep = bisect_right(all_ords, base + count - window)
         scope.bad = deque(zip(all_ords[keep:], all_labels[keep:], strict=True))
         scope.seen = base + count
-        scope.run = runs[-1] if ords[-1] == base + count else 0
+        scope.run = run_at(n - 1) if ords[-1] == base + count else 0
         return events
 
     def _judge(

@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from bisect import bisect_right
+from itertools import repeat
+from operator import sub
 
 from verify_contract import fastpath
 from verify_contract.budget import (
@@ -54,7 +57,7 @@ def _status_states() -> bytes:
 
 
 STATUS_STATES = _status_states()
-_NOT_USABLE = re.compile(rb"[\x02\x03]")
+_BLANKS = re.compile(rb"\x00")
 
 
 class FactSpec(FrozenRecord):
@@ -81,20 +84,28 @@ class ChunkFacts(Record):
     """The budget's view of one chunk: ``states`` (a byte per line) and ``details`` (line index -> Detail)
     of the lines it looked into; line numbers count from ``first_line`` in ``path``."""
 
-    __slots__ = ("path", "first_line", "states", "details", "sidecar")  # noqa: RUF023
+    __slots__ = ("path", "first_line", "states", "details", "sidecar", "bad")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(
-        self, path: str, first_line: int, states: bytes, details: dict[int, Detail], sidecar: bool = False
+        self,
+        path: str,
+        first_line: int,
+        states: bytes,
+        details: dict[int, Detail],
+        sidecar: bool = False,
+        bad: list[tuple[int, int, str | None]] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
         self.states = states
-        self.details = details
+        self.details = details  # every line's, when the budget groups or identifies rollouts
         self.sidecar = sidecar
+        # Otherwise the masked and failed lines alone, in order: (line index, state, failure kind).
+        self.bad = bad
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar))
+        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar, self.bad))
 
 
 def _text_rules() -> frozenset[str]:
@@ -168,9 +179,9 @@ def chunk_facts(
     details: dict[int, Detail] = {}
     view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
     if not spec.every_line:
-        for index, start, stop in masked_kinds:
-            kind = str(view[start:stop], "ascii") if start >= 0 else None
-            details[index] = (kind, (), None)
+        kinds: dict[int, str | None] = {
+            index: str(view[start:stop], "ascii") if start >= 0 else None for index, start, stop in masked_kinds
+        }
         cache = _kind_cache(version)
         text_defects: dict[int, bool] = {}  # id(outcome) -> whether it is a JSON-text defect
         for index, start, stop, key in others:
@@ -180,11 +191,10 @@ def chunk_facts(
             text = text_defects.get(id(outcome))
             if text is None:
                 text = text_defects[id(outcome)] = any(f.rule in TEXT_RULES for f in outcome.findings)
-            if text:  # no single document, so no kind (SPEC 11.1)
-                details[index] = (None, (), None)
-                continue
-            details[index] = (_line_kind(view[start:stop], key, statuses[index], cache), (), None)
-        return ChunkFacts(path, first_line, bytes(states), details)
+            # A JSON-text defect has no single document, so no kind (SPEC 11.1).
+            kinds[index] = None if text else _line_kind(view[start:stop], key, statuses[index], cache)
+        bad = [(index, states[index] - 1, kinds[index]) for index in sorted(kinds)]
+        return ChunkFacts(path, first_line, bytes(states), {}, bad=bad)
     lines = bytes(chunk).split(b"\n")
     for index, state in enumerate(states):
         if not state:
@@ -294,23 +304,21 @@ class BudgetRun:
         states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
         if not self.spec.every_line:
             # One pass over the masked and failed lines; usable ones are counted, not visited.
-            lines = [match.start() for match in _NOT_USABLE.finditer(states)]
-            rollouts = states.translate(None, b"\x00") if BLANK_LINE in states else states
-            offsets = lines if rollouts is states else [match.start() for match in _NOT_USABLE.finditer(rollouts)]
-            line_of = dict(zip(offsets, lines, strict=True))
+            bad = facts.bad
+            if bad is None:  # a failures file's facts: every row listed in details
+                bad = [(i, byte - 1, details[i][0]) for i, byte in enumerate(states) if byte]
+            blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
+            if blanks:  # a rollout's offset in the run is its line index less the blank lines before it
+                offsets = map(sub, (i for i, _, _ in bad), map(bisect_right, repeat(blanks), (i for i, _, _ in bad)))
+                bad = [(offset, state, kind) for offset, (_, state, kind) in zip(offsets, bad, strict=True)]
 
             def where_of(offset: int) -> tuple[str, int]:
-                index = line_of.get(offset)
-                if index is None:  # a usable rollout (the first judged window): count to it
-                    seen = -1
-                    for index, byte in enumerate(states):  # noqa: B007 (index is the answer)
-                        seen += byte != BLANK_LINE
-                        if seen == offset:
-                            break
+                index = offset  # the line of the offset-th rollout: the offset plus the blank lines before it
+                while index != offset + bisect_right(blanks, index):
+                    index = offset + bisect_right(blanks, index)
                 return (path, first + index)
 
-            bad = [(offset, rollouts[offset] - 1, details.get(line, (None,))[0]) for offset, line in line_of.items()]
-            events = budget.record_run(len(rollouts), bad, where_of, facts.sidecar)
+            events = budget.record_run(len(states) - len(blanks), bad, where_of, facts.sidecar)
         else:
             events = []
             absent = (ABSENT_GROUP,) * len(self.spec.group_paths)
