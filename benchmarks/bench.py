@@ -239,6 +239,11 @@ class CorpusBench:
             ),
             "verify-contract check --format json (1 core)": (check_command(path, corpus.profile), report),
         }
+        if corpus.peers:  # the failure budget's cost (SPEC 11): the same check, bounding the masked rate
+            commands["verify-contract check --format json --max-masked 0.2 (failure budget)"] = (
+                check_command(path, corpus.profile, "--max-masked", "0.2"),
+                self.scratch / "report-budget.json",
+            )
         if corpus.peers and corpus.size == "large":
             commands["verify-contract check --format json --jobs 2"] = (
                 check_command(path, corpus.profile, "--jobs", "2"),
@@ -267,7 +272,7 @@ class CorpusBench:
                 parsed = json.loads(stdout.read_text(encoding="utf-8"))
                 rejected = int(parsed["invalid"])
                 counts_ok = self.counts_ok(int(parsed["lines"]), rejected)
-                against = single if "--jobs 2" in name else baseline
+                against = single if "--jobs 2" in name or "failure budget" in name else baseline
                 row = self.row("process", name, run.seconds, cpu[name], against, rejected=rejected, counts_ok=counts_ok)
                 single = single or row
             else:
@@ -436,6 +441,9 @@ def targets(results: Results) -> list[Target]:
         add(f"{corpus}: check, whole process, vs orjson.loads loop", find(results.rows, corpus, "process", process), 1)
     jobs = find(results.rows, "large lines", "process", "verify-contract check --format json --jobs 2")
     add("large lines: --jobs 2 vs --jobs 1, whole process", jobs, 1.7)
+    for corpus in ("small lines", "large lines"):
+        budget = find(results.rows, corpus, "process", "verify-contract check --format json --max-masked")
+        add(f"{corpus}: check with a failure budget vs without (speed), whole process", budget, 1 / 1.1)
     check_start = next((s for s in results.startup if s["name"] == startup.CHECK_ROW), None)
     if check_start:
         ms = check_start["median_ms"]
