@@ -96,3 +96,19 @@ def test_the_uncompiled_start_up_reads_a_cache_without_the_project(results: dict
     inside = package.relative_to(package.anchor)
     assert any((cache / inside).glob("*.pyc")) and not (copy / inside).exists()
     assert any(copy.rglob("json/*.pyc"))  # the standard library's stay
+
+
+def test_the_budget_benchmark_runs_end_to_end(tmp_path: Path) -> None:
+    """benchmarks/budget.py at a tiny scale: every variant row and the observe() row, with finite ratios."""
+    out = tmp_path / "budget.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "budget.py"), "--scale", "0.0005", "--reps", "1"]
+    command += ["--workdir", str(tmp_path), "--json", str(out)]
+    run = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    assert [(row["corpus"], row["variant"]) for row in rows] == [
+        (corpus, variant)
+        for corpus in ("small lines", "large lines")
+        for variant in ("plain", "budget", "budget + group")
+    ] + [("small lines", "observe per document (us)")]
+    assert all(math.isfinite(row["ratio"]) and row["ratio"] > 0 for row in rows)
