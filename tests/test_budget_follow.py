@@ -218,3 +218,30 @@ def test_interrupt_prints_the_summary(tmp_path: Path) -> None:
     finally:
         follower.stop()
     assert os.path.exists(path)
+
+
+def test_the_metrics_file_is_refreshed_while_following(tmp_path: Path) -> None:
+    path = tmp_path / "rollouts.jsonl"
+    metrics = tmp_path / "run.prom"
+    path.write_text("")
+    follower = Follower(str(path), "--window", "4", "--metrics-file", str(metrics))
+    try:
+        _ready(follower, path)
+        path.write_text(USABLE * 3 + MASKED * 2)
+        end = time.monotonic() + DEADLINE
+        while not metrics.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        assert follower.process.poll() is None  # still following: written by the refresh, not at the end
+        text = metrics.read_text()
+        assert 'verify_contract_rollouts_total{state="masked"} 2.0' in text
+        assert 'verify_contract_rollouts_total{state="ok"} 3.0' in text
+        with path.open("a") as stream:
+            stream.write(MASKED * 4)
+        end = time.monotonic() + DEADLINE
+        while 'state="masked"} 6.0' not in metrics.read_text() and time.monotonic() < end:
+            time.sleep(0.05)
+        assert 'verify_contract_rollouts_total{state="masked"} 6.0' in metrics.read_text()
+        follower.process.send_signal(signal.SIGINT)
+        assert follower.process.wait(timeout=DEADLINE) == 130
+    finally:
+        follower.stop()
