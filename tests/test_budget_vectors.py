@@ -126,3 +126,17 @@ def test_cli(vector: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixtu
     assert _found(summary, vector["expected"]) == vector["expected"]
     invalid = any(entry.get("valid") is False for entry in stream)
     assert code == (3 if vector["expected"]["verdict"] == "breach" else 1 if invalid else 0)
+
+
+def test_the_library_imports_neither_pydantic_nor_jsonschema_nor_a_parser() -> None:
+    """A trainer loop calls FailureBudget.observe on every rollout: the module stays pure Python and light."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, verify_contract.budget as b\n"
+        "b.FailureBudget(max_masked=0.2, group_by=['env']).observe({'reward': 0.0, 'mask_sample': True})\n"
+        "heavy = [m for m in ('pydantic', 'jsonschema', 'referencing', 'regress', 'orjson') if m in sys.modules]\n"
+        "assert heavy == [], heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
