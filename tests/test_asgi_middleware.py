@@ -154,3 +154,27 @@ def test_prometheus_counters_in_a_given_registry() -> None:
     value = registry.get_sample_value("verify_contract_middleware_replies_total", {"outcome": "breaking"})
     assert value == 1.0
     assert registry.get_sample_value("verify_contract_middleware_findings_total", {"rule": "reward-type"}) == 1.0
+
+
+def test_the_pre_check_shortcut_never_hides_a_finding() -> None:
+    """The middleware lets check's compiled pre-check prove a reply clean (need_values=False): over every
+    conformance vector holding a document, both ways find the same."""
+    from verify_contract import fastpath
+    from verify_contract.probe._checks import Reply, judge_reply
+    from verify_contract.semantic import ABSENT
+    from verify_contract.vectors import load_vectors
+
+    if not fastpath.available():
+        pytest.skip("the compiled pre-check is not built here")
+    compared = shortcut = 0
+    for vector in load_vectors():
+        if not vector.has_instance:
+            continue
+        reply = Reply(200, "application/json", json.dumps(vector.instance, separators=(",", ":")).encode(), 0.001)
+        settings = {"version": vector.contract_version, "profile": vector.profile}
+        full = judge_reply(reply, **settings).findings
+        quick = judge_reply(reply, **settings, need_values=False)
+        assert quick.findings == full, vector.id
+        compared += 1
+        shortcut += quick.document is ABSENT  # proved clean: the body checks did not run
+    assert compared > 100 and shortcut > 10
