@@ -73,6 +73,7 @@ def judge_cost(body: bytes, reps: int) -> float:
 
 def measure(requests: int, block: int) -> dict[str, Any]:
     import httpx
+
     from live_servers import uvicorn_server
 
     body = request_body()
@@ -95,7 +96,7 @@ def measure(requests: int, block: int) -> dict[str, Any]:
         urls = {"bare": bare_url, "control": control_url, "observe": observe_url, "enforce": enforce_url}
         clients = {name: httpx.Client(base_url=url, timeout=10) for name, url in urls.items()}
         try:
-            for name, client in clients.items():  # warm up: imports, the validator, connections
+            for client in clients.values():  # warm up: imports, the validator, connections
                 for _ in range(50):
                     client.post("/verify", content=body, headers=headers).raise_for_status()
             for _ in range(max(1, requests // block)):

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_servers import free_port, uvicorn_server
 
 from verify_contract.cli import main
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
 from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
 from verify_contract.probe._checks import MESSAGE_CAP
+
+from live_servers import free_port, uvicorn_server
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -64,7 +65,11 @@ def broken_server() -> Iterator[str]:
 def test_the_example_server_passes_every_check(
     example_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cases = {"right": arithmetic_request("4"), "wrong": arithmetic_request("5"), "judge-down": arithmetic_request("judge down")}
+    cases = {
+        "right": arithmetic_request("4"),
+        "wrong": arithmetic_request("5"),
+        "judge-down": arithmetic_request("judge down"),
+    }
     path = write_cases(tmp_path / "cases.jsonl", cases)
     code, out, err = run_probe(
         capsys, example_server, "--cases", str(path), "--checks", "all", "--max-latency", "30", "--format", "json"
@@ -90,7 +95,9 @@ def test_replay_samples_rollout_rows_with_a_seed(
     rollouts.write_text("".join(json.dumps(row) + "\n" for row in rows))
     drawn = []
     for _ in range(2):
-        code, out, _err = run_probe(capsys, example_server, "--replay", str(rollouts), "--n", "5", "--seed", "7", "--format", "junit")
+        code, out, _err = run_probe(
+            capsys, example_server, "--replay", str(rollouts), "--n", "5", "--seed", "7", "--format", "junit"
+        )
         assert code == EXIT_OK, out
         names = {case.get("name") for case in ElementTree.fromstring(out).iter("testcase")}
         assert len(names) == 5 and names <= {f"rollouts.jsonl:{n}" for n in range(1, 21)}
@@ -109,7 +116,10 @@ PLANTED: dict[str, set[tuple[str, str]]] = {
     "content-type": {("probe-content-type", "probe-content-type")},
     "contract": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
     "kind": {("probe-contract", "failure-kind-format"), ("probe-failure-kind", "probe-failure-kind")},
-    "unregistered-kind": {("probe-contract", "failure-kind-unregistered"), ("probe-failure-kind", "probe-failure-kind")},
+    "unregistered-kind": {
+        ("probe-contract", "failure-kind-unregistered"),
+        ("probe-failure-kind", "probe-failure-kind"),
+    },
     "mask": {("probe-contract", "legacy-mask-divergent"), ("probe-mask-agree", "probe-mask-agree")},
     "nan": {("probe-contract", "json-non-finite"), ("probe-reward-finite", "probe-reward-finite")},
     "null": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
@@ -118,7 +128,11 @@ PLANTED: dict[str, set[tuple[str, str]]] = {
     "stream-broken": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
 }
 WARNING_ONLY = {"unregistered-kind"}
-WARNINGS = {("unregistered-kind", "probe-contract"), ("unregistered-kind", "probe-failure-kind"), ("mask", "probe-contract")}
+WARNINGS = {
+    ("unregistered-kind", "probe-contract"),
+    ("unregistered-kind", "probe-failure-kind"),
+    ("mask", "probe-contract"),
+}
 """The (case, check) pairs whose findings are warnings (failure-kind-unregistered, legacy-mask-divergent)."""
 
 
@@ -128,7 +142,9 @@ def broken_report(broken_server: str, tmp_path_factory: pytest.TempPathFactory) 
     common = [broken_server, "--cases", str(path), "--checks", "all", "--max-latency", "0.25"]
     outputs = {}
     for output_format in ("json", "junit", "text"):
-        code = main(["probe", *common, "--format", output_format, "--output", str(path.with_suffix(f".{output_format}"))])
+        code = main(
+            ["probe", *common, "--format", output_format, "--output", str(path.with_suffix(f".{output_format}"))]
+        )
         assert code == EXIT_INVALID
         outputs[output_format] = path.with_suffix(f".{output_format}").read_text(encoding="utf-8")
     return outputs
@@ -160,7 +176,9 @@ def test_the_junit_report_parses_with_one_testcase_per_case_and_check(broken_rep
     expected = {(name, check) for name, pairs in PLANTED.items() for check, _ in pairs} - WARNINGS
     assert failed == expected
     suite = root.find("testsuite")
-    assert suite is not None and suite.get("failures") == str(len(expected)) and suite.get("tests") == str(len(testcases))
+    assert (
+        suite is not None and suite.get("failures") == str(len(expected)) and suite.get("tests") == str(len(testcases))
+    )
     warned = {(case.get("name"), case.get("classname")) for case in testcases if case.find("system-out") is not None}
     assert warned == WARNINGS
 
@@ -180,26 +198,50 @@ def test_warnings_break_only_when_asked(broken_server: str, tmp_path: Path, caps
     assert run_probe(capsys, broken_server, "--cases", str(path), "--warnings-as-errors")[0] == EXIT_INVALID
 
 
-def test_checks_are_selected_and_excluded(broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_checks_are_selected_and_excluded(
+    broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write_cases(tmp_path / "cases.jsonl", {"mask": planted("mask"), "random": planted("random")})
-    code, out, _ = run_probe(capsys, broken_server, "--cases", str(path), "--checks", "probe-mask-agree", "--format", "json")
+    code, out, _ = run_probe(
+        capsys, broken_server, "--cases", str(path), "--checks", "probe-mask-agree", "--format", "json"
+    )
     report = json.loads(out)
     assert code == EXIT_INVALID and report["checks"] == ["probe-mask-agree"]
     assert [(f["file"], f["rule"]) for f in report["findings"]] == [("mask", "probe-mask-agree")]
     code, out, _ = run_probe(
-        capsys, broken_server, "--cases", str(path), "--exclude-checks", "probe-mask-agree,probe-contract", "--format", "json"
+        capsys,
+        broken_server,
+        "--cases",
+        str(path),
+        "--exclude-checks",
+        "probe-mask-agree,probe-contract",
+        "--format",
+        "json",
     )
     assert code == EXIT_OK and json.loads(out)["findings"] == []  # determinism is opt-in: random passes
     assert json.loads(out)["checks"] == [c for c in DEFAULT_CHECKS if c not in ("probe-mask-agree", "probe-contract")]
 
 
-def test_max_requests_bounds_the_traffic(broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_max_requests_bounds_the_traffic(
+    broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write_cases(tmp_path / "cases.jsonl", {f"fine-{n}": planted("fine") for n in range(5)})
     code, out, _ = run_probe(capsys, broken_server, "--cases", str(path), "--max-requests", "3", "--format", "json")
     stats = json.loads(out)["statistics"]
     assert code == EXIT_OK and (stats["requests"], stats["left_out"]) == (3, 2)
     code, out, _ = run_probe(
-        capsys, broken_server, "--cases", str(path), "--max-requests", "3", "--checks", "all", "--max-latency", "9", "--format", "json"
+        capsys,
+        broken_server,
+        "--cases",
+        str(path),
+        "--max-requests",
+        "3",
+        "--checks",
+        "all",
+        "--max-latency",
+        "9",
+        "--format",
+        "json",
     )
     stats = json.loads(out)["statistics"]
     assert (stats["requests"], stats["left_out"]) == (2, 4)  # determinism sends each case twice

@@ -20,7 +20,7 @@ from verify_contract.exit_codes import EXIT_INVALID
 from .environments import PYTHON_ENV, REPO, find_python_313, gym_python
 
 sys.path.insert(0, str(REPO / "tests"))
-from live_servers import uvicorn_server  # noqa: E402
+from live_servers import uvicorn_server
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("VERIFY_CONTRACT_GYM_ORACLE") != "1",
@@ -80,8 +80,12 @@ def test_the_probe_reports_gym_070_deviations_as_spec_4_3_lists_them(
 ) -> None:
     echo = _request_echo()
     cases = tmp_path / "cases.jsonl"
-    cases.write_text("".join(json.dumps({"id": n, "request": {**echo, "plant": p}}) + "\n" for n, (p, _) in PLANTED.items()))
-    code = main(["probe", gym_server, "--cases", str(cases), "--checks", "all", "--max-latency", "60", "--format", "json"])
+    cases.write_text(
+        "".join(json.dumps({"id": n, "request": {**echo, "plant": p}}) + "\n" for n, (p, _) in PLANTED.items())
+    )
+    code = main(
+        ["probe", gym_server, "--cases", str(cases), "--checks", "all", "--max-latency", "60", "--format", "json"]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == EXIT_INVALID
     found: dict[str, set[tuple[str, str]]] = {name: set() for name in PLANTED}

@@ -24,7 +24,15 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from verify_contract.findings import Finding
-from verify_contract.probe._checks import DEFAULT_CHECKS, Reply, breaking, cap, judge_reply, problem_details, wire_profile
+from verify_contract.probe._checks import (
+    DEFAULT_CHECKS,
+    Reply,
+    breaking,
+    cap,
+    judge_reply,
+    problem_details,
+    wire_profile,
+)
 from verify_contract.versions import LATEST_VERSION, Profile
 
 Scope = MutableMapping[str, Any]
@@ -197,7 +205,9 @@ class VerifyContractMiddleware:
 
     def _judge(self, reply: Reply) -> list[Finding]:
         try:
-            judged = judge_reply(reply, version=self.version, profile=self.profile, checks=self.checks, need_values=False)
+            judged = judge_reply(
+                reply, version=self.version, profile=self.profile, checks=self.checks, need_values=False
+            )
         except Exception:  # the server's reply must never fail because its judge did
             self.logger.exception("verify-contract middleware: judging a reply failed")
             return []

@@ -38,7 +38,7 @@ CHECKS: tuple[Check, ...] = (
     Check("probe-http-status", "the server answers 200 (a reply that never came is reported here too)", True),
     Check("probe-content-type", "the reply is declared application/json (or a +json type)", True),
     Check("probe-contract", "the reply is valid for the profile and version; findings keep their rule ids", True),
-    Check("probe-failure-kind", "a failure_kind is well formed and registered or namespaced, not deprecated", True),
+    Check("probe-failure-kind", "the failure kind is well formed and registered or namespaced, not deprecated", True),
     Check("probe-mask-agree", "the legacy mask, when written, is mirrored by the top-level mask (SPEC 4.1.5)", True),
     Check("probe-reward-finite", "the reward is a finite number (not null, NaN, Infinity or an overflow)", True),
     Check("probe-determinism", "the same request twice gives the same reward and mask (opt-in)", False),

@@ -107,7 +107,9 @@ class ProbeReport:
             "by_severity": dict(sorted(Counter(item.severity.value for item in findings).items())),
             "failure_kinds": dict(sorted(kinds.items())),
             "masked": sum(1 for result in self.results if result.masked),
-            "latency_ms": {name: _percentile(latencies, share) for name, share in (("p50", 50), ("p90", 90), ("p99", 99))},
+            "latency_ms": {
+                name: _percentile(latencies, share) for name, share in (("p50", 50), ("p90", 90), ("p99", 99))
+            },
         }
 
 
@@ -190,10 +192,14 @@ async def _probe_case(
 
 def _judge(reply: Reply, settings: Settings, profile: Profile, checks: Sequence[str] | None = None) -> Judged:
     chosen = settings.checks if checks is None else checks
-    return judge_reply(reply, version=settings.version, profile=profile, checks=chosen, max_latency=settings.max_latency)
+    return judge_reply(
+        reply, version=settings.version, profile=profile, checks=chosen, max_latency=settings.max_latency
+    )
 
 
-async def probe_with(client: httpx.AsyncClient, endpoint: str, cases: Sequence[Case], settings: Settings) -> ProbeReport:
+async def probe_with(
+    client: httpx.AsyncClient, endpoint: str, cases: Sequence[Case], settings: Settings
+) -> ProbeReport:
     """Probe ``endpoint`` through ``client`` (a network or an ASGI transport): at most ``settings.concurrency``
     requests at once and ``settings.max_requests`` in all (a case checked for determinism costs two)."""
     from verify_contract.probe._checks import wire_profile
@@ -201,7 +207,9 @@ async def probe_with(client: httpx.AsyncClient, endpoint: str, cases: Sequence[C
     profile = settings.profile or wire_profile(settings.version)
     cost = 2 if "probe-determinism" in settings.checks else 1
     chosen = list(cases[: max(0, settings.max_requests // cost)])
-    report = ProbeReport(endpoint, settings.version, profile, settings.checks, warnings_as_errors=settings.warnings_as_errors)
+    report = ProbeReport(
+        endpoint, settings.version, profile, settings.checks, warnings_as_errors=settings.warnings_as_errors
+    )
     report.left_out = len(cases) - len(chosen)
     stop = _Stop()
     gate = asyncio.Semaphore(max(1, settings.concurrency))
@@ -231,7 +239,9 @@ def probe(endpoint: str, cases: Sequence[Case], settings: Settings = Settings())
     return asyncio.run(run())
 
 
-async def probe_app_async(app: Any, cases: Sequence[Case], settings: Settings = Settings(), path: str = "/verify") -> ProbeReport:
+async def probe_app_async(
+    app: Any, cases: Sequence[Case], settings: Settings = Settings(), path: str = "/verify"
+) -> ProbeReport:
     """Probe an ASGI app in this process (httpx's ASGITransport), as a server's own tests do."""
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://app.test", timeout=settings.timeout) as client:
