@@ -296,3 +296,26 @@ def test_a_rollout_row_without_its_request_is_refused(tmp_path: Path, capsys: py
     rollouts.write_text(json.dumps({"reward": 1.0, "response": {"output": []}}) + "\n")
     code, _, err = run_probe(capsys, "http://127.0.0.1:9", "--replay", str(rollouts))
     assert code == EXIT_USAGE and "rollouts.jsonl:1: a rollout row needs responses_create_params" in err
+
+
+def test_spec_lists_every_check_with_its_summary() -> None:
+    """SPEC 4.4's table of checks is the one the probe runs (ids, order and what each looks at)."""
+    from verify_contract.probe import CHECKS
+
+    spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+    section = spec[spec.index('<a id="live-checks"></a>') :]
+    table = section[section.index("| check | severity | looks at |") :].split("\n\n", 1)[0].splitlines()[2:]
+    rows = [[cell.strip() for cell in row.strip("|").split("|")] for row in table]
+    assert [(row[0].strip("`"), row[2]) for row in rows] == [(check.id, check.summary) for check in CHECKS]
+    help_text = main_help(["probe", "--help"])
+    assert all(check.id in help_text for check in CHECKS) and "3 the server could not be reached" in help_text
+
+
+def main_help(arguments: list[str]) -> str:
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer), pytest.raises(SystemExit):
+        main(arguments)
+    return " ".join(buffer.getvalue().split())
