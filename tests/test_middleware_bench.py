@@ -20,4 +20,6 @@ def test_the_middleware_benchmark_runs(tmp_path: Path) -> None:
     assert set(results["median_ms"]) == {"bare", "control", "observe", "enforce"}
     assert all(value > 0 for value in results["median_ms"].values())
     assert set(results["overhead"]) == {"control", "observe", "enforce"} and results["judge_us"] > 0
-    assert "target: observe adds at most 5% to the median:" in run.stdout
+    assert set(results["in_process_us"]) == {"bare", "observe", "enforce"}
+    assert set(results["added_share_of_server_median"]) == {"observe", "enforce"}
+    assert "target: observe adds at most 5% to the median (in process, against the server's):" in run.stdout
