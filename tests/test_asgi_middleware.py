@@ -185,3 +185,15 @@ def test_the_pre_check_shortcut_never_hides_a_finding() -> None:
         compared += 1
         shortcut += quick.document is ABSENT  # proved clean: the body checks did not run
     assert compared > 100 and shortcut > 10
+
+
+@pytest.mark.parametrize("mode", ["observe", "enforce"])
+def test_a_reply_over_max_body_goes_out_unjudged(mode: str) -> None:
+    body = json.dumps({"reward": "1", "padding": "x" * 300}).encode()
+    parts = [body[:100], body[100:200], body[200:]]
+    recorder, seen = _Recorder(), []
+    middleware = VerifyContractMiddleware(_streaming_app(parts, seen, recorder), mode=mode, max_body=150)
+    asyncio.run(middleware(_scope(), _receive, recorder))
+    assert recorder.messages[0]["status"] == 200 and [m.get("body") for m in recorder.messages[1:]] == parts
+    stats = middleware.stats()
+    assert (stats["too_large"], stats["judged"], stats["replaced"]) == (1, 0, 0)

@@ -52,6 +52,8 @@ class CaseResult:
     findings: list[Finding]
     latencies: list[float]
     replied: bool
+    read: bool = False
+    """The reply held a document (a 200 whose body parsed): its failure kind and mask are counted."""
     failure_kind: Any = ABSENT
     masked: bool | None = None
 
@@ -91,9 +93,9 @@ class ProbeReport:
         latencies = sorted(latency for result in self.results for latency in result.latencies)
         kinds: Counter[str] = Counter()
         for result in self.results:
-            if result.replied and result.failure_kind is not ABSENT:
+            if result.read and result.failure_kind is not ABSENT:
                 kinds[_kind_label(result.failure_kind)] += 1
-            elif result.replied:
+            elif result.read:
                 kinds["(none)"] += 1
         return {
             "cases": len(self.results),
@@ -186,7 +188,8 @@ async def _probe_case(
             again = _judge(second, settings, profile, checks=("probe-http-status",)).findings
             findings += [item.replace(message=f"the repeated request: {item.message}") for item in again]
     located = [item.replace(file=case.id) for item in findings]
-    result = CaseResult(case.id, located, latencies, first.status is not None, judged.failure_kind, judged.mask)
+    read = isinstance(judged.document, dict)
+    result = CaseResult(case.id, located, latencies, first.status is not None, read, judged.failure_kind, judged.mask)
     return result, sent
 
 
