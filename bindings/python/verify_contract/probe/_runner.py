@@ -29,6 +29,7 @@ from verify_contract.semantic import ABSENT
 from verify_contract.versions import LATEST_VERSION, Profile
 
 DEFAULT_MAX_REQUESTS = 1000
+RESENDS = 2
 
 
 @dataclass(frozen=True)
@@ -141,13 +142,16 @@ class _Stop:
 
 async def _post(client: httpx.AsyncClient, endpoint: str, body: bytes) -> httpx.Response:
     headers = {"content-type": "application/json"}
-    try:
-        return await client.post(endpoint, content=body, headers=headers)
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-        # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after
-        # its 500, and uvicorn then drops the connection) fails the next request sent on it: sent once more,
-        # on a fresh connection, as browsers do. A server that drops every connection still gets no reply.
-        return await client.post(endpoint, content=body, headers=headers)
+    # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after its
+    # 500, and uvicorn then drops the connection) fails the next request sent on it: the request is sent
+    # again, as browsers do, at most RESENDS times (the pool may hold more than one such connection). A
+    # server that drops every connection still gets no reply.
+    for _ in range(RESENDS):
+        try:
+            return await client.post(endpoint, content=body, headers=headers)
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            continue
+    return await client.post(endpoint, content=body, headers=headers)
 
 
 async def _send(client: httpx.AsyncClient, endpoint: str, body: bytes, stop: _Stop) -> Reply:
