@@ -58,7 +58,7 @@ async def verify(request: Request) -> Response:
     if defect == "random":
         return JSONResponse(_reply(body, reward=_draw.random()))
     if defect == "slow":
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(2.0)  # the tests bound latency at 1 s: far from both this and a loaded machine's
         return JSONResponse(_reply(body, reward=1.0))
     if defect == "stream-fine":
         return StreamingResponse(_chunks(json.dumps(_reply(body, reward=1.0))), media_type="application/json")

@@ -29,7 +29,7 @@ def uvicorn_server(
     ``ready_path`` answers (any status), and stops it at the end (terminate, then kill)."""
     port = free_port()
     command = [python, "-m", "uvicorn", "--app-dir", str(app_dir), app, "--host", "127.0.0.1", "--port", str(port)]
-    log = tempfile.TemporaryFile()  # a file, not a pipe: a full pipe would block the server's access log
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally below) a file, not a pipe: a full pipe would block the server's access log
     process = subprocess.Popen([*command, *extra], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -13,9 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
-from live_servers import uvicorn_server
 
 from verify_contract.asgi import VerifyContractMiddleware
+
+from live_servers import uvicorn_server
 
 TESTS = Path(__file__).resolve().parent
 DEFECTS = ["fine", "contract", "mask", "nan", "null", "kind", "content-type", "status", "stream-fine", "stream-broken"]
@@ -73,8 +74,14 @@ def test_enforce_mode_turns_a_breaking_reply_into_a_problem(servers: dict[str, s
         problem = json.loads(body)
         assert problem["status"] == 500 and problem["title"] == "The verify reply breaks the contract"
         rules = {item["rule"] for item in problem["findings"]}
-        assert rules == ({"json-non-finite", "probe-reward-finite"} if defect == "nan" else {"reward-type", "probe-reward-finite"})
-    for defect in ("fine", "unregistered-kind", "stream-fine"):  # a valid reply (a warning included) goes through unchanged
+        assert rules == (
+            {"json-non-finite", "probe-reward-finite"} if defect == "nan" else {"reward-type", "probe-reward-finite"}
+        )
+    for defect in (
+        "fine",
+        "unregistered-kind",
+        "stream-fine",
+    ):  # a valid reply (a warning included) goes through unchanged
         assert _post(servers["enforced"], defect)[:3] == _post(servers["bare"], defect)[:3], defect
     stats = httpx.get(f"{servers['enforced']}/middleware-stats").json()
     assert stats["replaced"] == 3 and stats["breaking"] == 3
@@ -126,7 +133,7 @@ def test_sampling_and_bad_settings() -> None:
     assert (middleware.stats()["seen"], middleware.stats()["unsampled"], middleware.stats()["judged"]) == (3, 3, 0)
     with pytest.raises(ValueError, match="mode 'audit'"):
         VerifyContractMiddleware(middleware, mode="audit")
-    with pytest.raises(ValueError, match="sample 1.5"):
+    with pytest.raises(ValueError, match=r"sample 1\.5"):
         VerifyContractMiddleware(middleware, sample=1.5)
 
 
@@ -154,3 +161,39 @@ def test_prometheus_counters_in_a_given_registry() -> None:
     value = registry.get_sample_value("verify_contract_middleware_replies_total", {"outcome": "breaking"})
     assert value == 1.0
     assert registry.get_sample_value("verify_contract_middleware_findings_total", {"rule": "reward-type"}) == 1.0
+
+
+def test_the_pre_check_shortcut_never_hides_a_finding() -> None:
+    """The middleware lets check's compiled pre-check prove a reply clean (need_values=False): over every
+    conformance vector holding a document, both ways find the same."""
+    from verify_contract import fastpath
+    from verify_contract.probe._checks import Reply, judge_reply
+    from verify_contract.semantic import ABSENT
+    from verify_contract.vectors import load_vectors
+
+    if not fastpath.available():
+        pytest.skip("the compiled pre-check is not built here")
+    compared = shortcut = 0
+    for vector in load_vectors():
+        if not vector.has_instance:
+            continue
+        reply = Reply(200, "application/json", json.dumps(vector.instance, separators=(",", ":")).encode(), 0.001)
+        settings = {"version": vector.contract_version, "profile": vector.profile}
+        full = judge_reply(reply, **settings).findings
+        quick = judge_reply(reply, **settings, need_values=False)
+        assert quick.findings == full, vector.id
+        compared += 1
+        shortcut += quick.document is ABSENT  # proved clean: the body checks did not run
+    assert compared > 100 and shortcut > 10
+
+
+@pytest.mark.parametrize("mode", ["observe", "enforce"])
+def test_a_reply_over_max_body_goes_out_unjudged(mode: str) -> None:
+    body = json.dumps({"reward": "1", "padding": "x" * 300}).encode()
+    parts = [body[:100], body[100:200], body[200:]]
+    recorder, seen = _Recorder(), []
+    middleware = VerifyContractMiddleware(_streaming_app(parts, seen, recorder), mode=mode, max_body=150)
+    asyncio.run(middleware(_scope(), _receive, recorder))
+    assert recorder.messages[0]["status"] == 200 and [m.get("body") for m in recorder.messages[1:]] == parts
+    stats = middleware.stats()
+    assert (stats["too_large"], stats["judged"], stats["replaced"]) == (1, 0, 0)

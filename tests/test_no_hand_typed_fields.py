@@ -39,6 +39,8 @@ PYTHON_RUNTIME = (
     "fastpath.py",
     "mask.py",
     "versions.py",
+    "probe/*.py",
+    "probe_command.py",
 )
 GO_VERSION_PACKAGE = re.compile(r"v\d+_\d+_\d+")
 

@@ -31,7 +31,9 @@ def _arithmetic(answer: str) -> dict[str, Any]:
 
 def test_the_example_app_passes_in_process(probe_verify_app: Any) -> None:
     app = _module(ROOT / "examples" / "gym_resource_server.py").app
-    report = probe_verify_app(app, [_arithmetic("4"), _arithmetic("judge down")], checks=("probe-contract", "probe-determinism"))
+    report = probe_verify_app(
+        app, [_arithmetic("4"), _arithmetic("judge down")], checks=("probe-contract", "probe-determinism")
+    )
     stats = report.statistics()
     assert report.ok and report.profile == "gym" and stats["replies"] == 4
     assert stats["failure_kinds"] == {"(none)": 1, "judge_failed": 1}

@@ -29,7 +29,7 @@ NON_FINITE = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 class PlantedRequest(BaseVerifyRequest):
     model_config = ConfigDict(extra="allow")
-    plant: dict[str, Any] = {}
+    plant: dict[str, Any] = {}  # noqa: RUF012 (a pydantic field: copied per instance)
 
 
 class PlantedResourcesServer(SimpleResourcesServer):

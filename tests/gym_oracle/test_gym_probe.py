@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from verify_contract.exit_codes import EXIT_INVALID
 from .environments import PYTHON_ENV, REPO, find_python_313, gym_python
 
 sys.path.insert(0, str(REPO / "tests"))
-from live_servers import uvicorn_server  # noqa: E402
+from live_servers import uvicorn_server
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("VERIFY_CONTRACT_GYM_ORACLE") != "1",
@@ -55,9 +56,20 @@ PLANTED: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
         {("probe-http-status", "probe-http-status")},
     ),
 }
-SPEC_RULES_070 = {"reward-type", "json-non-finite", "failure-kind-format"}
-"""The contract rules SPEC 4.3 lists for what NeMo Gym 0.7.0 writes, which a reply over HTTP can show
-(json-syntax, the lone surrogate, never reaches the wire: the reply is a 500)."""
+
+
+def spec_http_table() -> tuple[set[str], set[str]]:
+    """The probe checks and the contract rules of SPEC 4.3's table of a real SimpleResourcesServer's replies."""
+    spec = (REPO / "SPEC.md").read_text(encoding="utf-8")
+    start = spec.index("| planted in a real `SimpleResourcesServer`'s reply (NeMo Gym 0.7.0)")
+    rows = spec[start:].split("\n\n", 1)[0].splitlines()[2:]
+    checks: set[str] = set()
+    rules: set[str] = set()
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        checks.update(re.findall(r"`(probe-[a-z-]+)`", cells[2]))
+        rules.update(re.findall(r"`([a-z][a-z0-9-]*)`", cells[3]))
+    return checks, rules
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +92,12 @@ def test_the_probe_reports_gym_070_deviations_as_spec_4_3_lists_them(
 ) -> None:
     echo = _request_echo()
     cases = tmp_path / "cases.jsonl"
-    cases.write_text("".join(json.dumps({"id": n, "request": {**echo, "plant": p}}) + "\n" for n, (p, _) in PLANTED.items()))
-    code = main(["probe", gym_server, "--cases", str(cases), "--checks", "all", "--max-latency", "60", "--format", "json"])
+    cases.write_text(
+        "".join(json.dumps({"id": n, "request": {**echo, "plant": p}}) + "\n" for n, (p, _) in PLANTED.items())
+    )
+    code = main(
+        ["probe", gym_server, "--cases", str(cases), "--checks", "all", "--max-latency", "60", "--format", "json"]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == EXIT_INVALID
     found: dict[str, set[tuple[str, str]]] = {name: set() for name in PLANTED}
@@ -89,7 +105,9 @@ def test_the_probe_reports_gym_070_deviations_as_spec_4_3_lists_them(
         found[item["file"]].add((item["context"]["check"], item["rule"]))
     assert found == {name: expected for name, (_, expected) in PLANTED.items()}
     contract_rules = {item["rule"] for item in report["findings"] if item["context"]["check"] == "probe-contract"}
-    assert contract_rules == SPEC_RULES_070
+    assert ({item["context"]["check"] for item in report["findings"]}, contract_rules) == spec_http_table()
+    # and they are rules SPEC 4.3's first table lists for 0.7.0 (json-syntax never reaches the wire: a 500)
+    assert contract_rules <= {"reward-type", "json-non-finite", "failure-kind-format", "json-syntax"}
     stats = report["statistics"]
     assert stats["replies"] == stats["requests"] == 2 * len(PLANTED)  # determinism: Gym answers each twice alike
     assert stats["failure_kinds"]["judge_failed"] == 1 and stats["failure_kinds"]["(empty)"] == 1

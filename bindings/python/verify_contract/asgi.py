@@ -9,7 +9,8 @@ In ``observe`` mode the client receives exactly what the app sent (each body chu
 headers untouched); a copy of the body (up to ``max_body`` bytes) is judged by the probe's checks after the
 last chunk has gone out. Findings are counted (``stats()``, and Prometheus counters when a registry is
 given) and logged at most once per ``log_interval`` seconds, messages capped. In ``enforce`` mode the reply
-is held until it is complete and a breaking one is replaced by a 500 ``application/problem+json`` body.
+is held until it is complete (up to ``max_body`` bytes; a longer one goes out unjudged) and a breaking one
+is replaced by a 500 ``application/problem+json`` body.
 """
 
 from __future__ import annotations
@@ -175,16 +176,27 @@ class VerifyContractMiddleware:
         started = time.perf_counter()
         held: list[Message] = []
         start: Message | None = None
+        size = 0
+        passed = False  # a reply over max_body goes out unjudged, as it comes
 
         async def holding_send(message: Message) -> None:
-            nonlocal start
+            nonlocal start, size, passed
             if message["type"] == "http.response.start":
                 start = message
                 return
-            if message["type"] != "http.response.body" or start is None:
+            if passed or message["type"] != "http.response.body" or start is None:
                 await send(message)
                 return
             held.append(message)
+            size += len(message.get("body", b""))
+            if size > self.max_body:
+                self._count("too_large")
+                passed = True
+                await send(start)
+                for part in held:
+                    await send(part)
+                held.clear()
+                return
             if message.get("more_body", False):
                 return
             body = b"".join(part.get("body", b"") for part in held)
@@ -205,7 +217,9 @@ class VerifyContractMiddleware:
 
     def _judge(self, reply: Reply) -> list[Finding]:
         try:
-            judged = judge_reply(reply, version=self.version, profile=self.profile, checks=self.checks)
+            judged = judge_reply(
+                reply, version=self.version, profile=self.profile, checks=self.checks, need_values=False
+            )
         except Exception:  # the server's reply must never fail because its judge did
             self.logger.exception("verify-contract middleware: judging a reply failed")
             return []

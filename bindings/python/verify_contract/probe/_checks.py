@@ -38,7 +38,7 @@ CHECKS: tuple[Check, ...] = (
     Check("probe-http-status", "the server answers 200 (a reply that never came is reported here too)", True),
     Check("probe-content-type", "the reply is declared application/json (or a +json type)", True),
     Check("probe-contract", "the reply is valid for the profile and version; findings keep their rule ids", True),
-    Check("probe-failure-kind", "a failure_kind is well formed and registered or namespaced, not deprecated", True),
+    Check("probe-failure-kind", "the failure kind is well formed and registered or namespaced, not deprecated", True),
     Check("probe-mask-agree", "the legacy mask, when written, is mirrored by the top-level mask (SPEC 4.1.5)", True),
     Check("probe-reward-finite", "the reward is a finite number (not null, NaN, Infinity or an overflow)", True),
     Check("probe-determinism", "the same request twice gives the same reward and mask (opt-in)", False),
@@ -128,8 +128,13 @@ def judge_reply(
     profile: Profile,
     checks: Sequence[str] = DEFAULT_CHECKS,
     max_latency: float | None = None,
+    need_values: bool = True,
 ) -> Judged:
-    """Every selected check on one reply (``probe-determinism`` needs two replies: ``compare_replies``)."""
+    """Every selected check on one reply (``probe-determinism`` needs two replies: ``compare_replies``).
+
+    ``need_values=False`` (the middleware, which counts findings only) lets the compiled pre-check of
+    ``check`` prove a reply clean: then the body checks have nothing to find and are not run, and the
+    returned ``Judged`` holds no values."""
     found: list[Finding] = []
     selected = set(checks)
     if reply.status is None:
@@ -161,6 +166,8 @@ def judge_reply(
         found.append(
             _finding("probe-content-type", Severity.ERROR, f"{shown!r} is not a JSON media type (application/json)")
         )
+    if not need_values and _proved_clean(reply.body, version, profile):
+        return Judged(tuple(found), ABSENT, ABSENT, None, ABSENT)
     parsed = parse_json(reply.body)
     document = parsed.document if parsed.ok else _lenient_document(reply.body)
     if "probe-contract" in selected:
@@ -185,6 +192,21 @@ def judge_reply(
         found.extend(_mask_findings(values["mask"], values["legacy_mask"], roles["mask"].name))
     mask = _effective(values["mask"], values["legacy_mask"])
     return Judged(tuple(found), document, values["reward"], mask, values["failure_kind"])
+
+
+def _proved_clean(body: bytes, version: str, profile: Profile) -> bool:
+    """Whether ``check``'s compiled pre-check proves the body one valid document without any finding (one
+    line: a body holding a newline, or a build without the C module, goes the full way). Such a reply passes
+    every body check: valid with no warning means a number reward (strict JSON has no infinite one), a kind
+    registered and not deprecated, or namespaced, and no legacy mask without its mirror."""
+    if b"\n" in body or not body:
+        return False
+    from verify_contract import fastpath
+
+    if not fastpath.available():
+        return False
+    statuses, _ = fastpath.scan(body, version, profile)
+    return len(statuses) == 1 and statuses[0] in fastpath.CLEAN_STATUSES
 
 
 def _reward_findings(reward: Any, pointer: str, strict: bool) -> list[Finding]:

@@ -37,8 +37,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         with path.open("rb") as raw:
             gzipped = raw.read(2) == b"\x1f\x8b"
-        opened = gzip.open(path, "rt", encoding="utf-8") if gzipped else path.open(encoding="utf-8")
-        with opened as handle:
+        with gzip.open(path, "rt", encoding="utf-8") if gzipped else path.open(encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
                 if line.strip():
                     yield number, line
@@ -65,9 +64,7 @@ def replay_cases(path: Path, version: str, sample: int | None = None, seed: int 
     needed = request_fields(version)
     rng = random.Random(seed)
     kept: list[tuple[int, str]] = []
-    seen = 0
-    for number, line in _lines(path):
-        seen += 1
+    for seen, (number, line) in enumerate(_lines(path), 1):
         if sample is None or len(kept) < sample:
             kept.append((number, line))
         else:

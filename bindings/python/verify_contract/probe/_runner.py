@@ -29,6 +29,7 @@ from verify_contract.semantic import ABSENT
 from verify_contract.versions import LATEST_VERSION, Profile
 
 DEFAULT_MAX_REQUESTS = 1000
+RESENDS = 2
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,8 @@ class CaseResult:
     findings: list[Finding]
     latencies: list[float]
     replied: bool
+    read: bool = False
+    """The reply held a document (a 200 whose body parsed): its failure kind and mask are counted."""
     failure_kind: Any = ABSENT
     masked: bool | None = None
 
@@ -91,9 +94,9 @@ class ProbeReport:
         latencies = sorted(latency for result in self.results for latency in result.latencies)
         kinds: Counter[str] = Counter()
         for result in self.results:
-            if result.replied and result.failure_kind is not ABSENT:
+            if result.read and result.failure_kind is not ABSENT:
                 kinds[_kind_label(result.failure_kind)] += 1
-            elif result.replied:
+            elif result.read:
                 kinds["(none)"] += 1
         return {
             "cases": len(self.results),
@@ -139,13 +142,16 @@ class _Stop:
 
 async def _post(client: httpx.AsyncClient, endpoint: str, body: bytes) -> httpx.Response:
     headers = {"content-type": "application/json"}
-    try:
-        return await client.post(endpoint, content=body, headers=headers)
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-        # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after
-        # its 500, and uvicorn then drops the connection) fails the next request sent on it: sent once more,
-        # on a fresh connection, as browsers do. A server that drops every connection still gets no reply.
-        return await client.post(endpoint, content=body, headers=headers)
+    # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after its
+    # 500, and uvicorn then drops the connection) fails the next request sent on it: the request is sent
+    # again, as browsers do, at most RESENDS times (the pool may hold more than one such connection). A
+    # server that drops every connection still gets no reply.
+    for _ in range(RESENDS):
+        try:
+            return await client.post(endpoint, content=body, headers=headers)
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            continue
+    return await client.post(endpoint, content=body, headers=headers)
 
 
 async def _send(client: httpx.AsyncClient, endpoint: str, body: bytes, stop: _Stop) -> Reply:
@@ -186,7 +192,8 @@ async def _probe_case(
             again = _judge(second, settings, profile, checks=("probe-http-status",)).findings
             findings += [item.replace(message=f"the repeated request: {item.message}") for item in again]
     located = [item.replace(file=case.id) for item in findings]
-    result = CaseResult(case.id, located, latencies, first.status is not None, judged.failure_kind, judged.mask)
+    read = isinstance(judged.document, dict)
+    result = CaseResult(case.id, located, latencies, first.status is not None, read, judged.failure_kind, judged.mask)
     return result, sent
 
 
