@@ -298,44 +298,60 @@ def check_paths(
     """
     options = options or CheckOptions(version, profile)
     sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options)
-    failures_files: list[str] = []
-    if sidecars:
-        from verify_contract import check_budget
+    sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
+    if failures_files and budget is None:
+        from verify_contract.budget import FailureBudget
+        from verify_contract.check_budget import BudgetRun, FactSpec
 
-        mains = []
-        for source in sources:
-            if source.file is not None and check_budget.is_sidecar(source.file):
-                failures_files.append(source.file)
-            else:
-                mains.append(source)
-        for source in mains:
-            found = check_budget.sidecar_of(source.file) if source.file is not None else None
-            if found is not None and found not in failures_files:
-                failures_files.append(found)
-        sources = mains
-        if failures_files and budget is None:
-            from verify_contract.budget import FailureBudget
-
-            budget = check_budget.BudgetRun(FailureBudget(), check_budget.FactSpec())
-    if budget is not None and options.facts is None:
-        options = CheckOptions(
-            options.version, options.profile, options.max_findings, options.fast, options.jobs, budget.spec
-        )
+        budget = BudgetRun(FailureBudget(), FactSpec())
+    options = with_budget(options, budget)
     report = check_sources(sources, options, progress, budget)
     report.input_errors[:0] = errors
-    if budget is not None:
-        from verify_contract.check_budget import read_sidecar
-
-        for file in failures_files:
-            try:
-                read = read_sidecar(file, budget.spec)
-            except OSError as error:
-                report.input_errors.append(f"{file}: cannot read the failures file: {error.strerror or error}")
-                continue
-            add_sidecar_findings(report, file, read.findings)
-            budget.add_sidecar(file, read)
-        add_budget_findings(report)
+    finish_budget(report, failures_files)
     return report
+
+
+def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[str]]:
+    """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
+    is one, and so is the one beside a main input (SPEC 11.1)."""
+    from verify_contract import check_budget
+
+    mains, failures_files = [], []
+    for source in sources:
+        if source.file is not None and check_budget.is_sidecar(source.file):
+            failures_files.append(source.file)
+        else:
+            mains.append(source)
+    for source in mains:
+        found = check_budget.sidecar_of(source.file) if source.file is not None else None
+        if found is not None and found not in failures_files:
+            failures_files.append(found)
+    return mains, failures_files
+
+
+def with_budget(options: CheckOptions, budget: BudgetRun | None) -> CheckOptions:
+    """The options, asking each chunk for the facts the budget needs."""
+    if budget is None or options.facts is not None:
+        return options
+    return CheckOptions(options.version, options.profile, options.max_findings, options.fast, options.jobs, budget.spec)
+
+
+def finish_budget(report: Report, failures_files: list[str]) -> None:
+    """After the main inputs: the failures files read as failed rollouts, then the run's budget findings."""
+    budget = report.budget
+    if budget is None:
+        return
+    from verify_contract.check_budget import read_sidecar
+
+    for file in failures_files:
+        try:
+            read = read_sidecar(file, budget.spec)
+        except OSError as error:
+            report.input_errors.append(f"{file}: cannot read the failures file: {error.strerror or error}")
+            continue
+        add_sidecar_findings(report, file, read.findings)
+        budget.add_sidecar(file, read)
+    add_budget_findings(report)
 
 
 def add_budget_findings(report: Report) -> None:
