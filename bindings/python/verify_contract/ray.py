@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import time
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -177,8 +178,19 @@ def _run_batch(batch: pyarrow.Table, options: CheckOptions) -> pyarrow.Table:
     import pyarrow
 
     numbers = batch.column("number").to_pylist()
-    results = [pickle.dumps(run_task(pickle.loads(task), options)) for task in batch.column("task").to_pylist()]
-    return pyarrow.table({"number": pyarrow.array(numbers, pyarrow.int64()), "result": pyarrow.array(results)})
+    results = []
+    seconds = []
+    for task in batch.column("task").to_pylist():
+        began = time.perf_counter()
+        results.append(pickle.dumps(run_task(pickle.loads(task), options)))
+        seconds.append(time.perf_counter() - began)
+    return pyarrow.table(
+        {
+            "number": pyarrow.array(numbers, pyarrow.int64()),
+            "result": pyarrow.array(results, pyarrow.binary()),
+            "seconds": pyarrow.array(seconds, pyarrow.float64()),  # the task's own time, for benchmarks/scale.py
+        }
+    )
 
 
 def _one_line(error: BaseException) -> str:
@@ -211,8 +223,11 @@ def connect(address: str | None) -> bool:
     return True
 
 
-def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries: int) -> Iterator[tuple[int, bytes]]:
-    """(task number, pickled result) as Ray Data's blocks finish, in any order."""
+def _results(
+    tasks: list[Task], options: CheckOptions, blocks: int, max_retries: int
+) -> Iterator[tuple[int, bytes, float]]:
+    """(task number, pickled result, the task's seconds in its worker) as Ray Data's blocks finish, in any
+    order."""
     import ray
 
     context = ray.data.DataContext.get_current()
@@ -233,7 +248,8 @@ def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries:
         )
     table: Any
     for table in checked.iter_batches(batch_format="pyarrow", batch_size=None):
-        yield from zip(table.column("number").to_pylist(), table.column("result").to_pylist(), strict=True)
+        columns = (table.column(name).to_pylist() for name in ("number", "result", "seconds"))
+        yield from zip(*columns, strict=True)
 
 
 def check_sources_ray(
@@ -243,13 +259,19 @@ def check_sources_ray(
     blocks: int | None = None,
     max_retries: int = MAX_RETRIES,
     progress: Progress | None = None,
+    timings: dict[str, float] | None = None,
 ) -> Report:
-    """``check_sources`` on the Ray cluster this process is connected to (see ``connect``)."""
+    """``check_sources`` on the Ray cluster this process is connected to (see ``connect``). ``timings``, when
+    given, receives where the time went (benchmarks/scale.py): planning, the tasks' own seconds (summed),
+    the driver's unpickling and merging, the bytes of the results, and the whole run."""
     import ray
 
+    began = time.perf_counter()
     report = Report(options.version, options.profile, options.max_findings)
     cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
     tasks = plan(sources, report, blocks, cpus)
+    planned = time.perf_counter()
+    spent = {"task_seconds": 0.0, "merge_seconds": 0.0, "result_bytes": 0.0}
     done_bytes = 0
 
     def absorb(tally: Tally, size: int) -> None:
@@ -293,14 +315,21 @@ def check_sources_ray(
     runnable = [number for number, task in enumerate(tasks) if task[0] != "error"]
     work = [tasks[number] for number in runnable]
     try:
-        for number, blob in _results(work, options, blocks or max(2 * cpus, 1), max_retries):
+        for number, blob, seconds in _results(work, options, blocks or max(2 * cpus, 1), max_retries):
+            merging = time.perf_counter()
             real = runnable[number]
             if real >= merged and real not in results:  # a retried task's second result is never counted
                 results[real] = pickle.loads(blob)
             merge_ready()
+            spent["merge_seconds"] += time.perf_counter() - merging
+            spent["task_seconds"] += seconds
+            spent["result_bytes"] += len(blob)
     except Exception as error:
         merge_ready(lost=_one_line(error))
     merge_ready(lost="no result from Ray")
+    if timings is not None:
+        ended = time.perf_counter()
+        timings.update(spent, plan_seconds=planned - began, seconds=ended - began, tasks=float(len(work)))
     return report
 
 
