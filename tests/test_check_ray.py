@@ -229,3 +229,16 @@ def test_check_dataset_rows_as_documents(cluster: str) -> None:
     assert (report.valid, report.invalid, report.masked) == (2, 1, 1)
     assert [row[engine.VERDICT_COLUMN] for row in checked.take_all()] == [True, True, False]
     assert [f.line for f in report.findings] == [3]
+
+
+def test_an_unreachable_cluster_is_one_line(corpus: tuple[Path, list[str]]) -> None:
+    from object_store import closed_port
+
+    _, paths = corpus
+    address = f"127.0.0.1:{closed_port()}"
+    command = [sys.executable, "-m", "verify_contract", "check", paths[0], "--engine", "ray", "--ray-address", address]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and not result.stdout
+    assert (
+        result.stderr.strip() == f"verify-contract check: cannot reach the Ray cluster at {address}: Connection refused"
+    )

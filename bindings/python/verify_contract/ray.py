@@ -205,6 +205,25 @@ def _describe_task(task: Task) -> str:
     return task[1].name  # type: ignore[no-any-return]
 
 
+PROBE_SECONDS = 5.0
+
+
+def _probe(address: str) -> None:
+    """Fail fast when nothing answers at ``host:port`` (``ray://host:port`` too): Ray itself waits minutes for a
+    cluster that is not there. ``auto`` and other forms are left to Ray."""
+    import socket
+
+    target = address.removeprefix("ray://")
+    host, separator, port = target.rpartition(":")
+    if not separator or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise EngineError(f"cannot reach the Ray cluster at {address}: {reason}") from error
+
+
 def connect(address: str | None) -> bool:
     """Connect to the Ray cluster at ``address``, or start a local one; True when this call started Ray."""
     try:
@@ -213,6 +232,8 @@ def connect(address: str | None) -> bool:
         raise EngineError("--engine ray needs Ray: pip install 'verify-contract[ray]'") from error
     if ray.is_initialized():
         return False
+    if address is not None:
+        _probe(address)
     import logging
 
     try:
