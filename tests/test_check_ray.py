@@ -23,6 +23,7 @@ from object_store import S3, assert_same_report, corpus_lines, renamed, s3_serve
 from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
 from verify_contract.check import CheckOptions, check_bytes, check_paths
 from verify_contract.inputs import Source, resolve
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION
 
 ray = pytest.importorskip("ray", reason="the [ray] extra (the test extra installs it)")
 pytestmark = pytest.mark.slow
@@ -241,4 +242,22 @@ def test_an_unreachable_cluster_is_one_line(corpus: tuple[Path, list[str]]) -> N
     assert result.returncode == 2 and not result.stdout
     assert (
         result.stderr.strip() == f"verify-contract check: cannot reach the Ray cluster at {address}: Connection refused"
+    )
+
+
+def test_an_object_gone_is_named(cluster: str, s3: S3, corpus: tuple[Path, list[str]]) -> None:
+    # Deleted after planning: its task names the URL and the byte range it could not read. Deleted before:
+    # the run names the URL, counts nothing of it, and counts the other input whole.
+    _, paths = corpus
+    kept = s3.put("gone/e.jsonl", Path(paths[-1]).read_bytes())
+    gone = s3.put("gone/a.jsonl", Path(paths[0]).read_bytes())
+    tasks = engine.plan(sources([gone], s3.options), engine.Report(LATEST_VERSION, DEFAULT_PROFILE), 3, 2)
+    s3.fs.rm(gone.removeprefix("s3://"))
+    tally, error = engine.run_task(tasks[1], CheckOptions())
+    assert tally.lines == 0 and error == f"{gone}: no such object (or bucket) (bytes {tasks[1][2]}-{tasks[1][3]})"
+    report = engine.check_sources_ray([*sources([kept], s3.options), tasks[0][1]], CheckOptions(), blocks=4)
+    assert report.input_errors == [f"{gone}: no such object (or bucket)"]
+    expected = check_paths([paths[-1]]).as_dict()
+    assert_same_report(
+        renamed(report.as_dict(), {kept: paths[-1]}), expected | {"files": 2, "input_errors": report.input_errors}
     )
