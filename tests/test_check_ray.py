@@ -111,6 +111,7 @@ def test_cli_engine_ray_joins_a_cluster(cluster: str, corpus: tuple[Path, list[s
     )
     assert local.returncode == on_ray.returncode == 1, on_ray.stderr
     assert on_ray.stdout == local.stdout  # the very same JSON report, byte for byte
+    assert "Traceback" not in on_ray.stderr and "streaming_executor" not in on_ray.stderr  # Ray Data's notes kept off
 
 
 def test_cli_engine_ray_usage_errors(tmp_path: Path) -> None:
@@ -261,3 +262,21 @@ def test_an_object_gone_is_named(cluster: str, s3: S3, corpus: tuple[Path, list[
     assert_same_report(
         renamed(report.as_dict(), {kept: paths[-1]}), expected | {"files": 2, "input_errors": report.input_errors}
     )
+
+
+def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp_path: Path) -> None:
+    # benchmarks/scale.py end to end on a tiny archive, joining this module's Ray; no time is asserted.
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "scale.json"
+    command = [sys.executable, str(root / "benchmarks" / "scale.py"), "--megabytes", "4", "--reps", "1"]
+    command += ["--workdir", str(tmp_path), "--json", str(out), "--ray-address", cluster]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=root / "benchmarks")
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    names = [row["name"] for row in data["rows"]]
+    assert "check: s3:// URLs" in names and "check --jobs 2 (in process)" in names
+    assert any(name.startswith("check --engine ray (") for name in names)
+    for row in data["rows"]:
+        assert row["seconds"] > 0 and row["megabytes"] > 0 and row["ratio"] > 0, row
+    assert data["breakdown"]["tasks"] >= 8 and data["breakdown"]["task_seconds"] > 0
+    assert {p["nodes"] for p in data["projection"]} >= {1, 64}

@@ -87,6 +87,7 @@ def run_elsewhere(args: argparse.Namespace, options: CheckOptions, progress: Pro
     from verify_contract.ray import EngineError, check_paths_ray
 
     try:
+        _quiet_ray_data()
         return check_paths_ray(
             args.paths,
             options,
@@ -97,6 +98,18 @@ def run_elsewhere(args: argparse.Namespace, options: CheckOptions, progress: Pro
         )
     except EngineError as error:
         return str(error)
+
+
+def _quiet_ray_data() -> None:
+    """The command's stderr is for its own errors: Ray Data's notes on each run (execution plan, progress
+    bars off, time taken) are left to its log files."""
+    import logging
+
+    try:
+        import ray.data  # noqa: F401 (configures its loggers on import; the levels are set after that)
+    except ImportError:
+        return  # check_paths_ray says how to install Ray
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
 
 
 __all__ = ["ENGINES", "add_arguments", "run_elsewhere", "selected", "storage_options"]
