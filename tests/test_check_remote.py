@@ -62,6 +62,24 @@ def test_s3_report_is_the_local_report(s3: S3, corpus: tuple[Path, dict[str, str
     assert expected["invalid"] and expected["findings"] and expected["failure_kinds"]["unregistered"]
 
 
+def test_s3_with_jobs_and_an_object_gone_after_listing(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:
+    folder, urls = corpus
+    names = sorted(urls)
+    expected = local_report(folder, names)
+    got = check_paths([urls[n] for n in names], options=CheckOptions(jobs=2), storage_options=s3.options)
+    assert_same_report(renamed(got.as_dict(), {urls[n]: str(folder / n) for n in names}), expected)
+    # Listed, then deleted before it is read: one error that names it once, the rest counted.
+    from verify_contract.check import check_sources
+    from verify_contract.inputs import resolve
+
+    url = s3.put("later/gone.jsonl.gz", (folder / "b.jsonl.gz").read_bytes())
+    found, errors = resolve([url, urls["e.jsonl"]], urls=True, storage_options=s3.options)
+    s3.fs.rm(url.removeprefix("s3://"))
+    report = check_sources(found, CheckOptions())
+    assert not errors and report.input_errors == [f"{url}: no such object (or bucket)"]
+    assert report.files == 2 and report.lines == local_report(folder, ["e.jsonl"])["lines"]
+
+
 def test_cli_prefix_and_glob(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:
     folder, urls = corpus
     options = json.dumps(s3.options)

@@ -142,6 +142,8 @@ def open_stream(source: Source) -> BinaryIO:
     """A binary stream of the source's decompressed bytes (gzip is detected by its magic number)."""
     try:
         raw: BinaryIO = sys.stdin.buffer if source.file is None else source.open_raw()
+    except InputError:  # already one line that names the input (a URL's source)
+        raise
     except OSError as error:
         raise InputError(f"{source.name}: {_describe(error)}") from error
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
