@@ -52,13 +52,24 @@ class EngineError(RuntimeError):
 Task = tuple[Any, ...]
 
 
-def _planned_size(source: Source) -> tuple[int | None, bool]:
-    """(size, whether the file can be read by byte ranges): plain files only, not gzip."""
+PLAN_REQUESTS = 16
+"""Objects whose size and first bytes are asked for at once while planning (two small requests each)."""
+
+
+def _planned_size(source: Source) -> tuple[int | None, bool] | str:
+    """(size, whether the file can be read by byte ranges: plain files only, not gzip), or an input error."""
     from verify_contract.remote import RemoteSource
 
-    if isinstance(source, RemoteSource):
-        size, gzipped = source.stat()
-        return size, not gzipped
+    try:
+        if isinstance(source, RemoteSource):
+            size, gzipped = source.stat()
+            return size, not gzipped
+        return _local_size(source)
+    except InputError as error:
+        return str(error)
+
+
+def _local_size(source: Source) -> tuple[int | None, bool]:
     if source.file is None:
         return None, False
     if plain_file(source):
@@ -75,18 +86,22 @@ def _cuts(size: int, parts: int) -> list[tuple[int, int]]:
 def plan(sources: Iterable[Source], report: Report, blocks: int | None, cpus: int) -> list[Task]:
     """The tasks of the inputs, in input order. ``blocks``: how many parts the plain bytes are cut into in
     all (a file is at least one); by default two per CPU of the cluster, with ranges of at most RANGE_BYTES."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = list(sources)
+    report.files += len(sources)
+    lines = [source for source in sources if not source.is_document]
+    with ThreadPoolExecutor(PLAN_REQUESTS) as pool:  # an archive of many objects: their round trips overlap
+        facts = dict(zip(lines, pool.map(_planned_size, lines), strict=True))
     entries: list[tuple[Source, int | None, bool, str | None]] = []  # source, size, cuttable, planning error
     for source in sources:
-        report.files += 1
-        if source.is_document:
+        fact = facts.get(source)
+        if fact is None:
             entries.append((source, None, False, None))
-            continue
-        try:
-            size, cuttable = _planned_size(source)
-        except InputError as error:
-            entries.append((source, None, False, str(error)))
-            continue
-        entries.append((source, size, cuttable, None))
+        elif isinstance(fact, str):
+            entries.append((source, None, False, fact))
+        else:
+            entries.append((source, fact[0], fact[1], None))
     plain_bytes = sum(size or 0 for _, size, cuttable, _ in entries if cuttable)
     if blocks is None:
         blocks = max(2 * cpus, -(-plain_bytes // RANGE_BYTES))
