@@ -50,7 +50,13 @@ def local_report(folder: Path, names: list[str], options: CheckOptions | None = 
 
 def test_urls_are_told_from_paths() -> None:
     assert is_url("s3://bucket/key") and is_url("gs://b/k") and is_url("memory://x") and is_url("file:///tmp/x")
-    assert not is_url("/tmp/s3:/x") and not is_url("run/a.jsonl") and not is_url("-") and not is_url("://x")
+    assert (
+        not is_url("/tmp/s3:/x")
+        and not is_url("run/a.jsonl")
+        and not is_url("-")
+        and not is_url("://x")
+        and not is_url("C://data")
+    )
 
 
 def test_s3_report_is_the_local_report(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:

@@ -76,9 +76,12 @@ class Source(FrozenRecord):
 
 
 def is_url(argument: str) -> bool:
-    """Whether an input names an fsspec URL (``s3://bucket/key``, ``memory://...``): a scheme, then ``://``."""
+    """Whether an input names an fsspec URL (``s3://bucket/key``, ``memory://...``): a scheme, then ``://``.
+    A one-letter scheme is a Windows drive (``C://data``), not a URL."""
     scheme, separator, _ = argument.partition("://")
-    return bool(separator) and scheme[:1].isalpha() and all(c.isalnum() or c in "+.-" for c in scheme)
+    return (
+        bool(separator) and len(scheme) > 1 and scheme[0].isalpha() and all(c.isalnum() or c in "+.-" for c in scheme)
+    )
 
 
 def _has_suffix(path: str) -> bool:
