@@ -119,6 +119,7 @@ def test_cli_engine_ray_usage_errors(tmp_path: Path) -> None:
     for extra, words in (
         (["-", "--engine", "ray"], "not stdin"),
         (["--ray-blocks", "2"], "need --engine ray"),
+        (["--engine", "ray", "--ray-retries", "-1"], "--ray-retries must be"),
         (["--engine", "ray", "--ray-blocks", "0"], "--ray-blocks must be"),
     ):
         result = subprocess.run([*base, *extra], capture_output=True, text=True, timeout=60)
@@ -172,6 +173,32 @@ def run_and_kill_one_worker(path: str, max_retries: int) -> tuple[engine.Report,
     assert killed, "no check task was seen running"
     report: engine.Report = result["report"]
     return report, killed
+
+
+def test_cli_a_lost_block_is_one_line_and_exit_2(cluster: str, tmp_path: Path) -> None:
+    # The command joins the module's cluster with no retries; its worker is killed mid-run.
+    path = slow_corpus(tmp_path)
+    command = [sys.executable, "-m", "verify_contract", "check", path, "--format", "json", "--reference-only"]
+    command += ["--engine", "ray", "--ray-address", cluster, "--ray-blocks", "2", "--ray-retries", "0"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = 0
+    deadline = time.monotonic() + 120
+    while not killed and run.poll() is None and time.monotonic() < deadline:
+        workers = _running_check_workers()
+        if workers:
+            os.kill(workers[0], signal.SIGKILL)
+            killed = workers[0]
+        time.sleep(0.02)
+    stdout, stderr = run.communicate(timeout=300)
+    assert killed, "no check task was seen running"
+    assert run.returncode == 2, stderr
+    assert "Traceback" not in stderr
+    ours = [line for line in stderr.splitlines() if line.startswith("verify-contract check: ")]
+    assert len(ours) == 1 and f"{path}: bytes " in ours[0] and "lost (" in ours[0], stderr
+    assert stdout.startswith("{"), stdout[:2000]
+    report = json.loads(stdout)
+    assert report["input_errors"] == [ours[0].removeprefix("verify-contract check: ")]
+    assert report["lines"] < check_paths([path]).lines
 
 
 def test_a_killed_worker_is_retried_and_counted_once(cluster: str, tmp_path: Path) -> None:
