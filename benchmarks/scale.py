@@ -190,6 +190,7 @@ def ray_rows(
     seconds, jobs2 = timed(lambda: local(2), reps)
     row(rows, "check --jobs 2 (in process)", seconds, megabytes, "check --jobs 1 (in process)")
     same(jobs2.as_dict(), expected.as_dict())
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # a local Ray on 127.0.0.1 only
     began = time.perf_counter()
     if address:
         ray.init(address=address, log_to_driver=False, logging_level="ERROR")

@@ -34,7 +34,9 @@ def cluster() -> Iterator[str]:
     """A local Ray of two CPUs for the module; its address, for a CLI run to join."""
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     try:
-        yield str(ray.get_runtime_context().gcs_address)
+        address = str(ray.get_runtime_context().gcs_address)
+        assert address.startswith("127.0.0.1:"), address  # loopback only (tests/conftest.py)
+        yield address
     finally:
         ray.shutdown()
 
