@@ -351,7 +351,9 @@ def check_sources_ray(
     runnable = [number for number, task in enumerate(tasks) if task[0] != "error"]
     work = [tasks[number] for number in runnable]
     try:
-        for number, blob, seconds in _results(work, options, blocks or max(2 * cpus, 1), max_retries):
+        for number, blob, seconds in (
+            [] if not work else _results(work, options, blocks or max(2 * cpus, 1), max_retries)
+        ):
             merging = time.perf_counter()
             real = runnable[number]
             if real >= merged and real not in results:  # a retried task's second result is never counted
@@ -381,6 +383,10 @@ def check_paths_ray(
 ) -> Report:
     """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end)."""
     sources, errors = resolve(list(paths), urls=True, storage_options=storage_options)
+    if not sources:  # nothing to read: no cluster to start or join
+        report = Report(options.version, options.profile, options.max_findings)
+        report.input_errors[:0] = errors
+        return report
     started = connect(address)
     try:
         report = check_sources_ray(sources, options, blocks=blocks, max_retries=max_retries, progress=progress)
