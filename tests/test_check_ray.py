@@ -309,3 +309,14 @@ def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp
         assert row["seconds"] > 0 and row["megabytes"] > 0 and row["ratio"] > 0, row
     assert data["breakdown"]["tasks"] >= 8 and data["breakdown"]["task_seconds"] > 0
     assert {p["nodes"] for p in data["projection"]} >= {1, 64}
+
+
+def test_the_readmes_check_dataset_example_runs() -> None:
+    # README's Ray Data example is fenced ```py, not ```python: the README tests that install the bare wheel
+    # (tests/test_packages.py) have no Ray. It runs here, in an interpreter of its own (it starts and stops its
+    # own Ray, which this module's cluster must not be).
+    from markdown_blocks import ROOT, blocks
+
+    (example,) = [block for block in blocks("README.md", "py") if "check_dataset" in block.code]
+    result = subprocess.run([sys.executable, "-c", example.code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
