@@ -320,3 +320,19 @@ def test_the_readmes_check_dataset_example_runs() -> None:
     (example,) = [block for block in blocks("README.md", "py") if "check_dataset" in block.code]
     result = subprocess.run([sys.executable, "-c", example.code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_a_corrupt_gzip_member_reads_as_in_one_process(cluster: str, tmp_path: Path) -> None:
+    # The lines before the damage are counted, the damage is the same one input error, the other input whole.
+    import gzip
+
+    lines = [json.dumps({"reward": i / 10_000, "metrics": {"note": "x" * 480}}).encode() for i in range(8_000)]
+    second = bytearray(gzip.compress(b"\n".join(lines[6_000:]) + b"\n"))
+    second[len(second) // 2 : len(second) // 2 + 8] = b"\xff" * 8
+    broken = tmp_path / "broken.jsonl.gz"
+    broken.write_bytes(gzip.compress(b"\n".join(lines[:6_000]) + b"\n") + bytes(second))
+    write_corpus(tmp_path)
+    paths = [str(broken), *(str(path) for path in sorted(tmp_path.glob("*.jsonl")))]
+    expected = check_paths(paths).as_dict()
+    assert len(expected["input_errors"]) == 1 and expected["lines"] > 0
+    assert_same_report(engine.check_sources_ray(sources(paths), CheckOptions(), blocks=3).as_dict(), expected)

@@ -336,8 +336,9 @@ def check_sources_ray(
                 tally, error = results.pop(merged)
                 size = task[3] - task[2] if task[0] == "range" else 0
                 place(tally, size, task[0] != "range" or task[2] == 0)
-                if error is not None:
-                    report.input_errors.append(f"{error}; the rest of this input is not counted")
+                if error is not None:  # a whole-file task's error reads as the local engine's
+                    tail = "; the rest of this input is not counted" if task[0] == "range" else ""
+                    report.input_errors.append(error + tail)
                     stopped.add(task[1].name)
             elif lost is not None:
                 report.input_errors.append(
