@@ -234,7 +234,7 @@ def test_check_dataset_verdicts_masks_and_report(cluster: str) -> None:
         except (ValueError, RecursionError):  # a column of JSON text: lines that are JSON at all
             continue
         rows.append(line.decode("utf-8", "surrogatepass"))
-    dataset = ray.data.from_items([{"response": text, "step": n} for n, text in enumerate(rows)])
+    dataset = ray.data.from_items([{"response": text, "step": n} for n, text in enumerate(rows)], override_num_blocks=4)
     report, checked = engine.check_dataset(dataset, column="response")
     data = "\n".join(rows).encode("utf-8", "surrogatepass")
     expected = check_bytes(data, name="response").as_dict()
