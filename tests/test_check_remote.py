@@ -195,3 +195,12 @@ def test_bad_storage_options_are_a_usage_error(s3: S3) -> None:
 def test_unknown_protocol_names_the_url() -> None:
     result = cli("nosuchproto://bucket/a.jsonl")
     one_error(result, "nosuchproto://bucket/a.jsonl")
+
+
+def test_a_missing_filesystem_names_its_extra() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("gcsfs") is not None:
+        pytest.skip("gcsfs is installed: the hint is for those without it (and no test reaches Google)")
+    line = one_error(cli("gs://bucket/rollouts.jsonl"), "gs://bucket/rollouts.jsonl")
+    assert "pip install 'verify-contract[gcs]'" in line
