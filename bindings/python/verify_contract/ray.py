@@ -49,6 +49,7 @@ class EngineError(RuntimeError):
 # A task: ("doc", source) for a .json document; ("range", source, start, stop) for the lines that start in a
 # plain file's byte range; ("stream", source) for a whole gzip file (or any stream that cannot be cut); and
 # ("error", message) for an input that could not be planned, kept in its place so errors stay in input order.
+# Each ends with the input's ordinal (the same file may be named twice).
 Task = tuple[Any, ...]
 
 
@@ -107,15 +108,16 @@ def plan(sources: Iterable[Source], report: Report, blocks: int | None, cpus: in
         blocks = max(2 * cpus, -(-plain_bytes // RANGE_BYTES))
     part = max(1, -(-plain_bytes // max(blocks, 1)))
     tasks: list[Task] = []
-    for source, size, cuttable, problem in entries:
+    for ordinal, (source, size, cuttable, problem) in enumerate(entries):  # ordinal: inputs may repeat
         if problem is not None:
-            tasks.append(("error", problem))
+            tasks.append(("error", problem, ordinal))
         elif source.is_document:
-            tasks.append(("doc", source))
+            tasks.append(("doc", source, ordinal))
         elif cuttable and size is not None:
-            tasks.extend(("range", source, start, stop) for start, stop in _cuts(size, -(-size // part)))
+            cuts = _cuts(size, -(-size // part))
+            tasks.extend(("range", source, start, stop, ordinal) for start, stop in cuts)
         else:
-            tasks.append(("stream", source))
+            tasks.append(("stream", source, ordinal))
     return tasks
 
 
@@ -320,7 +322,7 @@ def check_sources_ray(
     place = _in_order(absorb)
     results: dict[int, tuple[Tally, str | None]] = {}
     merged = 0  # tasks merged so far, in order
-    stopped: set[str] = set()  # inputs whose reading stopped at an error: their later tasks are not counted
+    stopped: set[int] = set()  # inputs (ordinals) whose reading stopped at an error: later tasks not counted
 
     def merge_ready(lost: str | None = None) -> None:
         """Merge the finished tasks that are next in input order; with ``lost``, the unfinished ones too (as
@@ -330,7 +332,7 @@ def check_sources_ray(
             task = tasks[merged]
             if task[0] == "error":
                 report.input_errors.append(task[1])
-            elif task[1].name in stopped:
+            elif task[-1] in stopped:
                 pass
             elif merged in results:
                 tally, error = results.pop(merged)
@@ -339,12 +341,12 @@ def check_sources_ray(
                 if error is not None:  # a whole-file task's error reads as the local engine's
                     tail = "; the rest of this input is not counted" if task[0] == "range" else ""
                     report.input_errors.append(error + tail)
-                    stopped.add(task[1].name)
+                    stopped.add(task[-1])
             elif lost is not None:
                 report.input_errors.append(
                     f"{_describe_task(task)}: lost ({lost}); this input is counted up to there, not after"
                 )
-                stopped.add(task[1].name)
+                stopped.add(task[-1])
             else:
                 return
             merged += 1
