@@ -204,3 +204,18 @@ def test_a_missing_filesystem_names_its_extra() -> None:
         pytest.skip("gcsfs is installed: the hint is for those without it (and no test reaches Google)")
     line = one_error(cli("gs://bucket/rollouts.jsonl"), "gs://bucket/rollouts.jsonl")
     assert "pip install 'verify-contract[gcs]'" in line
+
+
+def test_an_object_replaced_while_read_is_an_error_not_a_splice(s3: S3) -> None:
+    from verify_contract.remote import open_url
+
+    url = s3.put("changing/rows.jsonl", b'{"reward": 1}\n' * 8_000)  # 112 kB, read 1 kB a request
+    stream = open_url(url, json.dumps(s3.options), block_bytes=1024)
+    try:
+        assert stream.read(1024) == b'{"reward": 1}\n' * 73 + b'{"'
+        s3.put("changing/rows.jsonl", b'{"reward": 0}\n' * 100)
+        # Shorter now: a block past its end is refused by the server, a block across it comes short.
+        with pytest.raises(OSError, match=r"changed while it was read|range is not satisfiable"):
+            stream.read()
+    finally:
+        stream.close()

@@ -91,7 +91,11 @@ class _Reader(io.RawIOBase):
         self._pool: Any = None
 
     def _fetch(self, start: int) -> bytes:
-        return bytes(self._fs.cat_file(self._path, start=start, end=min(start + self._block, self._size)))
+        end = min(start + self._block, self._size)
+        data = bytes(self._fs.cat_file(self._path, start=start, end=end))
+        if len(data) != end - start:  # replaced or cut while read: its bytes would not join up
+            raise OSError(f"the object changed while it was read (bytes {start}-{end} gave {len(data)})")
+        return data
 
     def _ask(self) -> None:
         if self._pool is None:
@@ -116,8 +120,6 @@ class _Reader(io.RawIOBase):
                 raise
             except Exception as error:  # botocore's and aiohttp's errors are not OSErrors
                 raise OSError(describe(error)) from error
-            if not self._current:
-                raise OSError(f"the object ended at byte {self._position} of {self._size}")
             self._ask()
         count = min(len(buffer), len(self._current))
         buffer[:count] = self._current[:count]
