@@ -22,6 +22,7 @@ Rows, each a ratio against a baseline measured in the same run (2.00 = twice the
 - start-up of `verify-contract check` on a one-line clean file (median of --startup-reps), beside
   `python -c pass` and `python -c "import orjson"`, and the phases of that run.
 - memory: peak RSS of `verify-contract check` on a 1 GB file (times --scale).
+- with --scale-out: object storage and the Ray engine (benchmarks/scale.py).
 
 Timed rows are medians of --reps interleaved repetitions (peers that take seconds: one run). Every check
 row's line and invalid-line counts are compared with the corpus labels. Then the issue's targets are
@@ -463,6 +464,11 @@ def main() -> None:
     parser.add_argument("--jsonschema-sample", type=int, default=20_000, help="lines for jsonschema (Python)")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     parser.add_argument("--json", type=Path, help="also write every row and target to this file")
+    parser.add_argument(
+        "--scale-out",
+        action="store_true",
+        help="then the object-storage and Ray rows (benchmarks/scale.py, on 1 GB times --scale; needs .[test])",
+    )
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     use_workdir(args.workdir)
@@ -481,6 +487,10 @@ def main() -> None:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report(results, args.json)
+    if args.scale_out:
+        megabytes = max(8, round(1024 * args.scale))
+        scale = [sys.executable, str(Path(__file__).with_name("scale.py")), "--megabytes", str(megabytes)]
+        subprocess.run([*scale, "--workdir", str(args.workdir), "--reps", str(min(args.reps, 3))], check=True)
 
 
 def measure_all(args: argparse.Namespace, results: Results, scratch: Path) -> None:

@@ -50,11 +50,19 @@ def s3_server() -> Iterator[S3]:
         server.start()
         try:
             host, port = server.get_host_and_port()
+            _reset(f"http://{host}:{port}")  # moto's state is per process: a server of another module left it
             store = S3(f"http://{host}:{port}")
             store.fs.mkdir(BUCKET)
             yield store
         finally:
             server.stop()
+
+
+def _reset(endpoint: str) -> None:
+    import urllib.request
+
+    with urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=30):
+        pass
 
 
 def closed_port() -> int:

@@ -23,6 +23,7 @@ from object_store import S3, assert_same_report, corpus_lines, renamed, s3_serve
 from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
 from verify_contract.check import CheckOptions, check_bytes, check_paths
 from verify_contract.inputs import Source, resolve
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION
 
 ray = pytest.importorskip("ray", reason="the [ray] extra (the test extra installs it)")
 pytestmark = pytest.mark.slow
@@ -33,7 +34,9 @@ def cluster() -> Iterator[str]:
     """A local Ray of two CPUs for the module; its address, for a CLI run to join."""
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     try:
-        yield str(ray.get_runtime_context().gcs_address)
+        address = str(ray.get_runtime_context().gcs_address)
+        assert address.startswith("127.0.0.1:"), address  # loopback only (tests/conftest.py)
+        yield address
     finally:
         ray.shutdown()
 
@@ -110,6 +113,7 @@ def test_cli_engine_ray_joins_a_cluster(cluster: str, corpus: tuple[Path, list[s
     )
     assert local.returncode == on_ray.returncode == 1, on_ray.stderr
     assert on_ray.stdout == local.stdout  # the very same JSON report, byte for byte
+    assert "Traceback" not in on_ray.stderr and "streaming_executor" not in on_ray.stderr  # Ray Data's notes kept off
 
 
 def test_cli_engine_ray_usage_errors(tmp_path: Path) -> None:
@@ -117,6 +121,7 @@ def test_cli_engine_ray_usage_errors(tmp_path: Path) -> None:
     for extra, words in (
         (["-", "--engine", "ray"], "not stdin"),
         (["--ray-blocks", "2"], "need --engine ray"),
+        (["--engine", "ray", "--ray-retries", "-1"], "--ray-retries must be"),
         (["--engine", "ray", "--ray-blocks", "0"], "--ray-blocks must be"),
     ):
         result = subprocess.run([*base, *extra], capture_output=True, text=True, timeout=60)
@@ -172,6 +177,32 @@ def run_and_kill_one_worker(path: str, max_retries: int) -> tuple[engine.Report,
     return report, killed
 
 
+def test_cli_a_lost_block_is_one_line_and_exit_2(cluster: str, tmp_path: Path) -> None:
+    # The command joins the module's cluster with no retries; its worker is killed mid-run.
+    path = slow_corpus(tmp_path)
+    command = [sys.executable, "-m", "verify_contract", "check", path, "--format", "json", "--reference-only"]
+    command += ["--engine", "ray", "--ray-address", cluster, "--ray-blocks", "2", "--ray-retries", "0"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = 0
+    deadline = time.monotonic() + 120
+    while not killed and run.poll() is None and time.monotonic() < deadline:
+        workers = _running_check_workers()
+        if workers:
+            os.kill(workers[0], signal.SIGKILL)
+            killed = workers[0]
+        time.sleep(0.02)
+    stdout, stderr = run.communicate(timeout=300)
+    assert killed, "no check task was seen running"
+    assert run.returncode == 2, stderr
+    assert "Traceback" not in stderr
+    ours = [line for line in stderr.splitlines() if line.startswith("verify-contract check: ")]
+    assert len(ours) == 1 and f"{path}: bytes " in ours[0] and "lost (" in ours[0], stderr
+    assert stdout.startswith("{"), stdout[:2000]
+    report = json.loads(stdout)
+    assert report["input_errors"] == [ours[0].removeprefix("verify-contract check: ")]
+    assert report["lines"] < check_paths([path]).lines
+
+
 def test_a_killed_worker_is_retried_and_counted_once(cluster: str, tmp_path: Path) -> None:
     path = slow_corpus(tmp_path)
     report, _ = run_and_kill_one_worker(path, max_retries=3)
@@ -203,7 +234,7 @@ def test_check_dataset_verdicts_masks_and_report(cluster: str) -> None:
         except (ValueError, RecursionError):  # a column of JSON text: lines that are JSON at all
             continue
         rows.append(line.decode("utf-8", "surrogatepass"))
-    dataset = ray.data.from_items([{"response": text, "step": n} for n, text in enumerate(rows)])
+    dataset = ray.data.from_items([{"response": text, "step": n} for n, text in enumerate(rows)], override_num_blocks=4)
     report, checked = engine.check_dataset(dataset, column="response")
     data = "\n".join(rows).encode("utf-8", "surrogatepass")
     expected = check_bytes(data, name="response").as_dict()
@@ -229,3 +260,82 @@ def test_check_dataset_rows_as_documents(cluster: str) -> None:
     assert (report.valid, report.invalid, report.masked) == (2, 1, 1)
     assert [row[engine.VERDICT_COLUMN] for row in checked.take_all()] == [True, True, False]
     assert [f.line for f in report.findings] == [3]
+
+
+def test_an_unreachable_cluster_is_one_line(corpus: tuple[Path, list[str]]) -> None:
+    from object_store import closed_port
+
+    _, paths = corpus
+    address = f"127.0.0.1:{closed_port()}"
+    command = [sys.executable, "-m", "verify_contract", "check", paths[0], "--engine", "ray", "--ray-address", address]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and not result.stdout
+    assert (
+        result.stderr.strip() == f"verify-contract check: cannot reach the Ray cluster at {address}: Connection refused"
+    )
+
+
+def test_an_object_gone_is_named(cluster: str, s3: S3, corpus: tuple[Path, list[str]]) -> None:
+    # Deleted after planning: its task names the URL and the byte range it could not read. Deleted before:
+    # the run names the URL, counts nothing of it, and counts the other input whole.
+    _, paths = corpus
+    kept = s3.put("gone/e.jsonl", Path(paths[-1]).read_bytes())
+    gone = s3.put("gone/a.jsonl", Path(paths[0]).read_bytes())
+    tasks = engine.plan(sources([gone], s3.options), engine.Report(LATEST_VERSION, DEFAULT_PROFILE), 3, 2)
+    s3.fs.rm(gone.removeprefix("s3://"))
+    tally, error = engine.run_task(tasks[1], CheckOptions())
+    assert tally.lines == 0 and error == f"{gone}: no such object (or bucket) (bytes {tasks[1][2]}-{tasks[1][3]})"
+    report = engine.check_sources_ray([*sources([kept], s3.options), tasks[0][1]], CheckOptions(), blocks=4)
+    assert report.input_errors == [f"{gone}: no such object (or bucket)"]
+    expected = check_paths([paths[-1]]).as_dict()
+    assert_same_report(
+        renamed(report.as_dict(), {kept: paths[-1]}), expected | {"files": 2, "input_errors": report.input_errors}
+    )
+
+
+def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp_path: Path) -> None:
+    # benchmarks/scale.py end to end on a tiny archive, joining this module's Ray; no time is asserted.
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "scale.json"
+    command = [sys.executable, str(root / "benchmarks" / "scale.py"), "--megabytes", "4", "--reps", "1"]
+    command += ["--workdir", str(tmp_path), "--json", str(out), "--ray-address", cluster]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=root / "benchmarks")
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    names = [row["name"] for row in data["rows"]]
+    assert "check: s3:// URLs" in names and "check --jobs 2 (in process)" in names
+    assert any(name.startswith("check --engine ray (") for name in names)
+    for row in data["rows"]:
+        assert row["seconds"] > 0 and row["megabytes"] > 0 and row["ratio"] > 0, row
+    assert data["breakdown"]["tasks"] >= 8 and data["breakdown"]["task_seconds"] > 0
+    assert {p["nodes"] for p in data["projection"]} >= {1, 64}
+
+
+def test_the_readmes_check_dataset_example_runs(cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # README's Ray Data example is fenced ```py, not ```python: the README tests that install the bare wheel
+    # (tests/test_packages.py) have no Ray. It runs here on the module's Ray (one Ray a module): its own
+    # ray.init and ray.shutdown are Ray's, and are left out.
+    from markdown_blocks import blocks
+
+    (example,) = [block for block in blocks("README.md", "py") if "check_dataset" in block.code]
+    assert "ray.init(" in example.code and "ray.shutdown()" in example.code
+    monkeypatch.setattr(ray, "init", lambda *args, **kwargs: None)
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    exec(compile(example.code, f"README.md:{example.line}", "exec"), {"__name__": "readme_example"})
+
+
+def test_a_corrupt_gzip_member_reads_as_in_one_process(cluster: str, tmp_path: Path) -> None:
+    # The lines before the damage are counted, the damage is the same input error, the other inputs whole.
+    import gzip
+
+    lines = [json.dumps({"reward": i / 10_000, "metrics": {"note": "x" * 480}}).encode() for i in range(8_000)]
+    second = bytearray(gzip.compress(b"\n".join(lines[6_000:]) + b"\n"))
+    second[len(second) // 2 : len(second) // 2 + 8] = b"\xff" * 8
+    broken = tmp_path / "broken.jsonl.gz"
+    broken.write_bytes(gzip.compress(b"\n".join(lines[:6_000]) + b"\n") + bytes(second))
+    write_corpus(tmp_path)
+    # Named twice: each time read up to the damage and reported (an input may repeat).
+    paths = [str(broken), *(str(path) for path in sorted(tmp_path.glob("*.jsonl"))), str(broken)]
+    expected = check_paths(paths).as_dict()
+    assert len(expected["input_errors"]) == 2 and expected["lines"] > 0
+    assert_same_report(engine.check_sources_ray(sources(paths), CheckOptions(), blocks=3).as_dict(), expected)

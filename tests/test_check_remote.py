@@ -50,7 +50,13 @@ def local_report(folder: Path, names: list[str], options: CheckOptions | None = 
 
 def test_urls_are_told_from_paths() -> None:
     assert is_url("s3://bucket/key") and is_url("gs://b/k") and is_url("memory://x") and is_url("file:///tmp/x")
-    assert not is_url("/tmp/s3:/x") and not is_url("run/a.jsonl") and not is_url("-") and not is_url("://x")
+    assert (
+        not is_url("/tmp/s3:/x")
+        and not is_url("run/a.jsonl")
+        and not is_url("-")
+        and not is_url("://x")
+        and not is_url("C://data")
+    )
 
 
 def test_s3_report_is_the_local_report(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:
@@ -60,6 +66,24 @@ def test_s3_report_is_the_local_report(s3: S3, corpus: tuple[Path, dict[str, str
     got = check_paths([urls[name] for name in names], storage_options=s3.options).as_dict()
     assert_same_report(renamed(got, {urls[n]: str(folder / n) for n in names}), expected)
     assert expected["invalid"] and expected["findings"] and expected["failure_kinds"]["unregistered"]
+
+
+def test_s3_with_jobs_and_an_object_gone_after_listing(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:
+    folder, urls = corpus
+    names = sorted(urls)
+    expected = local_report(folder, names)
+    got = check_paths([urls[n] for n in names], options=CheckOptions(jobs=2), storage_options=s3.options)
+    assert_same_report(renamed(got.as_dict(), {urls[n]: str(folder / n) for n in names}), expected)
+    # Listed, then deleted before it is read: one error that names it once, the rest counted.
+    from verify_contract.check import check_sources
+    from verify_contract.inputs import resolve
+
+    url = s3.put("later/gone.jsonl.gz", (folder / "b.jsonl.gz").read_bytes())
+    found, errors = resolve([url, urls["e.jsonl"]], urls=True, storage_options=s3.options)
+    s3.fs.rm(url.removeprefix("s3://"))
+    report = check_sources(found, CheckOptions())
+    assert not errors and report.input_errors == [f"{url}: no such object (or bucket)"]
+    assert report.files == 2 and report.lines == local_report(folder, ["e.jsonl"])["lines"]
 
 
 def test_cli_prefix_and_glob(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:
@@ -171,3 +195,27 @@ def test_bad_storage_options_are_a_usage_error(s3: S3) -> None:
 def test_unknown_protocol_names_the_url() -> None:
     result = cli("nosuchproto://bucket/a.jsonl")
     one_error(result, "nosuchproto://bucket/a.jsonl")
+
+
+def test_a_missing_filesystem_names_its_extra() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("gcsfs") is not None:
+        pytest.skip("gcsfs is installed: the hint is for those without it (and no test reaches Google)")
+    line = one_error(cli("gs://bucket/rollouts.jsonl"), "gs://bucket/rollouts.jsonl")
+    assert "pip install 'verify-contract[gcs]'" in line
+
+
+def test_an_object_replaced_while_read_is_an_error_not_a_splice(s3: S3) -> None:
+    from verify_contract.remote import open_url
+
+    url = s3.put("changing/rows.jsonl", b'{"reward": 1}\n' * 8_000)  # 112 kB, read 1 kB a request
+    stream = open_url(url, json.dumps(s3.options), block_bytes=1024)
+    try:
+        assert stream.read(1024) == b'{"reward": 1}\n' * 73 + b'{"'
+        s3.put("changing/rows.jsonl", b'{"reward": 0}\n' * 100)
+        # Shorter now: a block past its end is refused by the server, a block across it comes short.
+        with pytest.raises(OSError, match=r"changed while it was read|range is not satisfiable"):
+            stream.read()
+    finally:
+        stream.close()

@@ -76,9 +76,12 @@ class Source(FrozenRecord):
 
 
 def is_url(argument: str) -> bool:
-    """Whether an input names an fsspec URL (``s3://bucket/key``, ``memory://...``): a scheme, then ``://``."""
+    """Whether an input names an fsspec URL (``s3://bucket/key``, ``memory://...``): a scheme, then ``://``.
+    A one-letter scheme is a Windows drive (``C://data``), not a URL."""
     scheme, separator, _ = argument.partition("://")
-    return bool(separator) and scheme[:1].isalpha() and all(c.isalnum() or c in "+.-" for c in scheme)
+    return (
+        bool(separator) and len(scheme) > 1 and scheme[0].isalpha() and all(c.isalnum() or c in "+.-" for c in scheme)
+    )
 
 
 def _has_suffix(path: str) -> bool:
@@ -142,6 +145,8 @@ def open_stream(source: Source) -> BinaryIO:
     """A binary stream of the source's decompressed bytes (gzip is detected by its magic number)."""
     try:
         raw: BinaryIO = sys.stdin.buffer if source.file is None else source.open_raw()
+    except InputError:  # already one line that names the input (a URL's source)
+        raise
     except OSError as error:
         raise InputError(f"{source.name}: {_describe(error)}") from error
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]

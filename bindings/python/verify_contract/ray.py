@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import time
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -48,16 +49,28 @@ class EngineError(RuntimeError):
 # A task: ("doc", source) for a .json document; ("range", source, start, stop) for the lines that start in a
 # plain file's byte range; ("stream", source) for a whole gzip file (or any stream that cannot be cut); and
 # ("error", message) for an input that could not be planned, kept in its place so errors stay in input order.
+# Each ends with the input's ordinal (the same file may be named twice).
 Task = tuple[Any, ...]
 
 
-def _planned_size(source: Source) -> tuple[int | None, bool]:
-    """(size, whether the file can be read by byte ranges): plain files only, not gzip."""
+PLAN_REQUESTS = 16
+"""Objects whose size and first bytes are asked for at once while planning (two small requests each)."""
+
+
+def _planned_size(source: Source) -> tuple[int | None, bool] | str:
+    """(size, whether the file can be read by byte ranges: plain files only, not gzip), or an input error."""
     from verify_contract.remote import RemoteSource
 
-    if isinstance(source, RemoteSource):
-        size, gzipped = source.stat()
-        return size, not gzipped
+    try:
+        if isinstance(source, RemoteSource):
+            size, gzipped = source.stat()
+            return size, not gzipped
+        return _local_size(source)
+    except InputError as error:
+        return str(error)
+
+
+def _local_size(source: Source) -> tuple[int | None, bool]:
     if source.file is None:
         return None, False
     if plain_file(source):
@@ -74,32 +87,37 @@ def _cuts(size: int, parts: int) -> list[tuple[int, int]]:
 def plan(sources: Iterable[Source], report: Report, blocks: int | None, cpus: int) -> list[Task]:
     """The tasks of the inputs, in input order. ``blocks``: how many parts the plain bytes are cut into in
     all (a file is at least one); by default two per CPU of the cluster, with ranges of at most RANGE_BYTES."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = list(sources)
+    report.files += len(sources)
+    lines = [source for source in sources if not source.is_document]
+    with ThreadPoolExecutor(PLAN_REQUESTS) as pool:  # an archive of many objects: their round trips overlap
+        facts = dict(zip(lines, pool.map(_planned_size, lines), strict=True))
     entries: list[tuple[Source, int | None, bool, str | None]] = []  # source, size, cuttable, planning error
     for source in sources:
-        report.files += 1
-        if source.is_document:
+        fact = facts.get(source)
+        if fact is None:
             entries.append((source, None, False, None))
-            continue
-        try:
-            size, cuttable = _planned_size(source)
-        except InputError as error:
-            entries.append((source, None, False, str(error)))
-            continue
-        entries.append((source, size, cuttable, None))
+        elif isinstance(fact, str):
+            entries.append((source, None, False, fact))
+        else:
+            entries.append((source, fact[0], fact[1], None))
     plain_bytes = sum(size or 0 for _, size, cuttable, _ in entries if cuttable)
     if blocks is None:
         blocks = max(2 * cpus, -(-plain_bytes // RANGE_BYTES))
     part = max(1, -(-plain_bytes // max(blocks, 1)))
     tasks: list[Task] = []
-    for source, size, cuttable, problem in entries:
+    for ordinal, (source, size, cuttable, problem) in enumerate(entries):  # ordinal: inputs may repeat
         if problem is not None:
-            tasks.append(("error", problem))
+            tasks.append(("error", problem, ordinal))
         elif source.is_document:
-            tasks.append(("doc", source))
+            tasks.append(("doc", source, ordinal))
         elif cuttable and size is not None:
-            tasks.extend(("range", source, start, stop) for start, stop in _cuts(size, -(-size // part)))
+            cuts = _cuts(size, -(-size // part))
+            tasks.extend(("range", source, start, stop, ordinal) for start, stop in cuts)
         else:
-            tasks.append(("stream", source))
+            tasks.append(("stream", source, ordinal))
     return tasks
 
 
@@ -177,8 +195,19 @@ def _run_batch(batch: pyarrow.Table, options: CheckOptions) -> pyarrow.Table:
     import pyarrow
 
     numbers = batch.column("number").to_pylist()
-    results = [pickle.dumps(run_task(pickle.loads(task), options)) for task in batch.column("task").to_pylist()]
-    return pyarrow.table({"number": pyarrow.array(numbers, pyarrow.int64()), "result": pyarrow.array(results)})
+    results = []
+    seconds = []
+    for task in batch.column("task").to_pylist():
+        began = time.perf_counter()
+        results.append(pickle.dumps(run_task(pickle.loads(task), options)))
+        seconds.append(time.perf_counter() - began)
+    return pyarrow.table(
+        {
+            "number": pyarrow.array(numbers, pyarrow.int64()),
+            "result": pyarrow.array(results, pyarrow.binary()),
+            "seconds": pyarrow.array(seconds, pyarrow.float64()),  # the task's own time, for benchmarks/scale.py
+        }
+    )
 
 
 def _one_line(error: BaseException) -> str:
@@ -193,6 +222,25 @@ def _describe_task(task: Task) -> str:
     return task[1].name  # type: ignore[no-any-return]
 
 
+PROBE_SECONDS = 5.0
+
+
+def _probe(address: str) -> None:
+    """Fail fast when nothing answers at ``host:port`` (``ray://host:port`` too): Ray itself waits minutes for a
+    cluster that is not there. ``auto`` and other forms are left to Ray."""
+    import socket
+
+    target = address.removeprefix("ray://")
+    host, separator, port = target.rpartition(":")
+    if not separator or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
+    except OSError as error:
+        reason = error.strerror or str(error) or type(error).__name__
+        raise EngineError(f"cannot reach the Ray cluster at {address}: {reason}") from error
+
+
 def connect(address: str | None) -> bool:
     """Connect to the Ray cluster at ``address``, or start a local one; True when this call started Ray."""
     try:
@@ -201,6 +249,8 @@ def connect(address: str | None) -> bool:
         raise EngineError("--engine ray needs Ray: pip install 'verify-contract[ray]'") from error
     if ray.is_initialized():
         return False
+    if address is not None:
+        _probe(address)
     import logging
 
     try:
@@ -211,8 +261,11 @@ def connect(address: str | None) -> bool:
     return True
 
 
-def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries: int) -> Iterator[tuple[int, bytes]]:
-    """(task number, pickled result) as Ray Data's blocks finish, in any order."""
+def _results(
+    tasks: list[Task], options: CheckOptions, blocks: int, max_retries: int
+) -> Iterator[tuple[int, bytes, float]]:
+    """(task number, pickled result, the task's seconds in its worker) as Ray Data's blocks finish, in any
+    order."""
     import ray
 
     context = ray.data.DataContext.get_current()
@@ -233,7 +286,8 @@ def _results(tasks: list[Task], options: CheckOptions, blocks: int, max_retries:
         )
     table: Any
     for table in checked.iter_batches(batch_format="pyarrow", batch_size=None):
-        yield from zip(table.column("number").to_pylist(), table.column("result").to_pylist(), strict=True)
+        columns = (table.column(name).to_pylist() for name in ("number", "result", "seconds"))
+        yield from zip(*columns, strict=True)
 
 
 def check_sources_ray(
@@ -243,13 +297,19 @@ def check_sources_ray(
     blocks: int | None = None,
     max_retries: int = MAX_RETRIES,
     progress: Progress | None = None,
+    timings: dict[str, float] | None = None,
 ) -> Report:
-    """``check_sources`` on the Ray cluster this process is connected to (see ``connect``)."""
+    """``check_sources`` on the Ray cluster this process is connected to (see ``connect``). ``timings``, when
+    given, receives where the time went (benchmarks/scale.py): planning, the tasks' own seconds (summed),
+    the driver's unpickling and merging, the bytes of the results, and the whole run."""
     import ray
 
+    began = time.perf_counter()
     report = Report(options.version, options.profile, options.max_findings)
     cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
     tasks = plan(sources, report, blocks, cpus)
+    planned = time.perf_counter()
+    spent = {"task_seconds": 0.0, "merge_seconds": 0.0, "result_bytes": 0.0}
     done_bytes = 0
 
     def absorb(tally: Tally, size: int) -> None:
@@ -262,7 +322,7 @@ def check_sources_ray(
     place = _in_order(absorb)
     results: dict[int, tuple[Tally, str | None]] = {}
     merged = 0  # tasks merged so far, in order
-    stopped: set[str] = set()  # inputs whose reading stopped at an error: their later tasks are not counted
+    stopped: set[int] = set()  # inputs (ordinals) whose reading stopped at an error: later tasks not counted
 
     def merge_ready(lost: str | None = None) -> None:
         """Merge the finished tasks that are next in input order; with ``lost``, the unfinished ones too (as
@@ -272,20 +332,21 @@ def check_sources_ray(
             task = tasks[merged]
             if task[0] == "error":
                 report.input_errors.append(task[1])
-            elif task[1].name in stopped:
+            elif task[-1] in stopped:
                 pass
             elif merged in results:
                 tally, error = results.pop(merged)
                 size = task[3] - task[2] if task[0] == "range" else 0
                 place(tally, size, task[0] != "range" or task[2] == 0)
-                if error is not None:
-                    report.input_errors.append(f"{error}; the rest of this input is not counted")
-                    stopped.add(task[1].name)
+                if error is not None:  # a whole-file task's error reads as the local engine's
+                    tail = "; the rest of this input is not counted" if task[0] == "range" else ""
+                    report.input_errors.append(error + tail)
+                    stopped.add(task[-1])
             elif lost is not None:
                 report.input_errors.append(
                     f"{_describe_task(task)}: lost ({lost}); this input is counted up to there, not after"
                 )
-                stopped.add(task[1].name)
+                stopped.add(task[-1])
             else:
                 return
             merged += 1
@@ -293,14 +354,23 @@ def check_sources_ray(
     runnable = [number for number, task in enumerate(tasks) if task[0] != "error"]
     work = [tasks[number] for number in runnable]
     try:
-        for number, blob in _results(work, options, blocks or max(2 * cpus, 1), max_retries):
+        for number, blob, seconds in (
+            [] if not work else _results(work, options, blocks or max(2 * cpus, 1), max_retries)
+        ):
+            merging = time.perf_counter()
             real = runnable[number]
             if real >= merged and real not in results:  # a retried task's second result is never counted
                 results[real] = pickle.loads(blob)
             merge_ready()
+            spent["merge_seconds"] += time.perf_counter() - merging
+            spent["task_seconds"] += seconds
+            spent["result_bytes"] += len(blob)
     except Exception as error:
         merge_ready(lost=_one_line(error))
     merge_ready(lost="no result from Ray")
+    if timings is not None:
+        ended = time.perf_counter()
+        timings.update(spent, plan_seconds=planned - began, seconds=ended - began, tasks=float(len(work)))
     return report
 
 
@@ -316,6 +386,10 @@ def check_paths_ray(
 ) -> Report:
     """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end)."""
     sources, errors = resolve(list(paths), urls=True, storage_options=storage_options)
+    if not sources:  # nothing to read: no cluster to start or join
+        report = Report(options.version, options.profile, options.max_findings)
+        report.input_errors[:0] = errors
+        return report
     started = connect(address)
     try:
         report = check_sources_ray(sources, options, blocks=blocks, max_retries=max_retries, progress=progress)

@@ -21,9 +21,9 @@ from verify_contract.inputs import GZIP_MAGIC, SUFFIXES, InputError, Source
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 """The package extra that brings each protocol's filesystem (``pip install 'verify-contract[s3]'``)."""
 
-READ_BLOCK_BYTES = 8 << 20
-"""Bytes fetched per request when an object is read from start to end: large enough that a request's round trip
-is small against its transfer, small enough that memory stays flat."""
+READ_BLOCK_BYTES = 16 << 20
+"""Bytes fetched per ranged request when an object is read from start to end (two requests in flight): large
+enough that a request's round trip is small against its transfer, small enough that memory stays flat."""
 
 _MESSAGE_LIMIT = 300
 _GLOB_CHARS = frozenset("*?[")
@@ -70,48 +70,94 @@ def filesystem(url: str, options_json: str) -> tuple[Any, str]:
 
 
 class _Reader(io.RawIOBase):
-    """An fsspec file as a raw stream whose every failure is an ``OSError`` naming no secret: the readers of
-    ``inputs`` turn an ``OSError`` into an input error, whatever the filesystem's own exception was."""
+    """An object read by ranged requests of ``block_bytes``, ``AHEAD`` of them in flight while the caller checks
+    what came before (the transfer overlaps the checking, and a request's latency is paid once per block).
+    Every failure is an ``OSError`` naming no secret: the readers of ``inputs`` turn an ``OSError`` into an
+    input error, whatever the filesystem's own exception was. Measured against moto's server: fsspec's own
+    buffered file (a read-ahead cache) read at 37-48 MB/s where ranged requests read at 120 MB/s and more."""
 
-    def __init__(self, file: Any) -> None:
+    AHEAD = 2
+
+    def __init__(self, fs: Any, path: str, size: int, block_bytes: int) -> None:
         super().__init__()
-        self._file = file
+        self._fs = fs
+        self._path = path
+        self._size = size
+        self._block = block_bytes
+        self._position = 0  # of the next byte the caller reads
+        self._current = memoryview(b"")  # the fetched bytes from ``_position`` on
+        self._pending: list[Any] = []  # futures of the next blocks, in order
+        self._next = 0  # the offset of the first block not yet asked for
+        self._pool: Any = None
+
+    def _fetch(self, start: int) -> bytes:
+        end = min(start + self._block, self._size)
+        data = bytes(self._fs.cat_file(self._path, start=start, end=end))
+        if len(data) != end - start:  # replaced or cut while read: its bytes would not join up
+            raise OSError(f"the object changed while it was read (bytes {start}-{end} gave {len(data)})")
+        return data
+
+    def _ask(self) -> None:
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.AHEAD, thread_name_prefix="verify-contract-read")
+        while len(self._pending) < self.AHEAD and self._next < self._size:
+            self._pending.append(self._pool.submit(self._fetch, self._next))
+            self._next += self._block
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
-        try:
-            return int(self._file.readinto(buffer))
-        except OSError:
-            raise
-        except Exception as error:  # botocore's and aiohttp's errors are not OSErrors
-            raise OSError(describe(error)) from error
+        if not self._current:
+            if self._position >= self._size:
+                return 0
+            self._ask()
+            try:
+                self._current = memoryview(self._pending.pop(0).result())
+            except OSError:
+                raise
+            except Exception as error:  # botocore's and aiohttp's errors are not OSErrors
+                raise OSError(describe(error)) from error
+            self._ask()
+        count = min(len(buffer), len(self._current))
+        buffer[:count] = self._current[:count]
+        self._current = self._current[count:]
+        self._position += count
+        return count
 
     def seekable(self) -> bool:
         return True
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        return int(self._file.seek(offset, whence))
+        target = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence] + offset
+        if target != self._position:
+            for future in self._pending:
+                future.cancel()
+            self._pending = []
+            self._current = memoryview(b"")
+            self._position = self._next = max(target, 0)
+        return self._position
 
     def tell(self) -> int:
-        return int(self._file.tell())
+        return self._position
 
     def close(self) -> None:
-        try:
-            self._file.close()
-        finally:
-            super().close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        super().close()
 
 
 def open_url(url: str, options_json: str, block_bytes: int = READ_BLOCK_BYTES) -> BinaryIO:
     """A buffered binary stream of the object's bytes as stored. Raises ``InputError`` naming the URL."""
     fs, path = filesystem(url, options_json)
     try:
-        file = fs.open(path, "rb", block_size=block_bytes, cache_type="readahead")
+        size = int(fs.size(path))
     except Exception as error:
         raise InputError(f"{url}: {describe(error)}") from error
-    return io.BufferedReader(_Reader(file), buffer_size=1 << 20)
+    return io.BufferedReader(_Reader(fs, path, size, block_bytes), buffer_size=1 << 20)
 
 
 class RemoteSource(Source):

@@ -42,6 +42,12 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --engine ray: cut the plain (not gzip) input bytes into about N tasks (default: 2 per CPU)",
     )
+    check.add_argument(
+        "--ray-retries",
+        type=int,
+        metavar="N",
+        help="with --engine ray: runs of a task whose worker died before its input is reported lost (default: 3)",
+    )
 
 
 def selected(args: argparse.Namespace) -> bool:
@@ -51,6 +57,7 @@ def selected(args: argparse.Namespace) -> bool:
         or args.engine != "local"
         or args.ray_address is not None
         or args.ray_blocks is not None
+        or args.ray_retries is not None
     )
 
 
@@ -75,28 +82,50 @@ def run_elsewhere(args: argparse.Namespace, options: CheckOptions, progress: Pro
     if isinstance(parsed, str):
         return parsed
     if args.engine == "local":
-        if args.ray_address is not None or args.ray_blocks is not None:
-            return "--ray-address and --ray-blocks need --engine ray"
+        if args.ray_address is not None or args.ray_blocks is not None or args.ray_retries is not None:
+            return "--ray-address, --ray-blocks and --ray-retries need --engine ray"
         from verify_contract.check import check_paths
 
         return check_paths(args.paths, options=options, progress=progress, storage_options=parsed)
     if args.ray_blocks is not None and args.ray_blocks < 1:
         return "--ray-blocks must be >= 1"
+    if args.ray_retries is not None and args.ray_retries < 0:
+        return "--ray-retries must be >= 0"
     if args.paths == ["-"] or "-" in args.paths:
         return "--engine ray reads files and URLs, not stdin (-)"
-    from verify_contract.ray import EngineError, check_paths_ray
+    import contextlib
+    import sys
+
+    from verify_contract.ray import MAX_RETRIES, EngineError, check_paths_ray
 
     try:
-        return check_paths_ray(
-            args.paths,
-            options,
-            storage_options=parsed,
-            address=args.ray_address,
-            blocks=args.ray_blocks,
-            progress=progress,
-        )
+        _quiet_ray_data()
+        # Ray's driver prints the cluster's error notices (a worker that died, ...) to stdout, where the report
+        # goes: during the run they go to stderr, beside check's own one-line error.
+        with contextlib.redirect_stdout(sys.stderr):
+            return check_paths_ray(
+                args.paths,
+                options,
+                storage_options=parsed,
+                address=args.ray_address,
+                blocks=args.ray_blocks,
+                max_retries=MAX_RETRIES if args.ray_retries is None else args.ray_retries,
+                progress=progress,
+            )
     except EngineError as error:
         return str(error)
+
+
+def _quiet_ray_data() -> None:
+    """The command's stderr is for its own errors: Ray Data's notes on each run (execution plan, progress
+    bars off, time taken) are left to its log files."""
+    import logging
+
+    try:
+        import ray.data  # noqa: F401 (configures its loggers on import; the levels are set after that)
+    except ImportError:
+        return  # check_paths_ray says how to install Ray
+    logging.getLogger("ray.data").setLevel(logging.CRITICAL)  # a lost task is reported by check, in one line
 
 
 __all__ = ["ENGINES", "add_arguments", "run_elsewhere", "selected", "storage_options"]

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Scale-out rows of `verify-contract check`: object storage and the Ray engine, side by side in one run.
+
+    pip install -e ".[test]"                  # moto's S3 server, s3fs and ray[data] come with the test extra
+    python benchmarks/scale.py                # 1 GB in 8 files (generated once), S3 rows on a quarter of it
+    python benchmarks/scale.py --megabytes 256 --reps 2       # a smaller archive
+    python benchmarks/bench.py --scale-out    # the same, after bench.py's own rows
+
+Rows (in process, medians of --reps; every report is compared with the local one, field by field):
+
+- S3: reading the files through `check`'s own URL reader from moto's S3 server on 127.0.0.1, against reading
+  the same files from the local disk (page cache); then `check` of the URLs against `check` of the files.
+- Ray: `check --engine ray` on a local Ray of --cpus CPUs (started once, outside the timing) against
+  `--jobs 2` and `--jobs 1` in process, on the 8-file archive; where the Ray run's time goes (planning, the
+  tasks' own time, the driver's merge, the rest: scheduling and transfer), and from those a projection of
+  throughput on N nodes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import gen_corpus
+from measure import DEFAULT_WORKDIR, median, replace_atomically
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' moto helper
+
+FILES = 8
+READ_BYTES = 1 << 20
+
+
+def archive(workdir: Path, megabytes: int) -> list[Path]:
+    """FILES files of Gym-like large lines (~16 KB; 5% defective), megabytes in all, generated once."""
+    lines = max(4, megabytes * 1_000_000 // 16_500 // FILES)
+    paths = []
+    for index in range(FILES):
+        path = workdir / f"scale-{gen_corpus.fingerprint()}-{lines}-{index}.jsonl"
+        if not path.exists():
+            rows, _ = gen_corpus.generate(lines, "large", seed=100 + index)
+            text = "".join(row + "\n" for row in rows)
+            replace_atomically(path, lambda partial, text=text: partial.write_text(text, encoding="utf-8"))
+        paths.append(path)
+    return paths
+
+
+def timed(function: Callable[[], Any], reps: int) -> tuple[float, Any]:
+    seconds = []
+    result = None
+    for _ in range(reps):
+        began = time.perf_counter()
+        result = function()
+        seconds.append(time.perf_counter() - began)
+    return median(seconds), result
+
+
+def read_all(open_stream: Callable[[], Any]) -> int:
+    total = 0
+    buffer = bytearray(READ_BYTES)
+    with open_stream() as stream:
+        while read := stream.readinto(buffer):
+            total += read
+    return total
+
+
+def row(rows: list[dict[str, Any]], name: str, seconds: float, megabytes: float, baseline: str = "") -> None:
+    base = next((r for r in rows if r["name"] == baseline), None)
+    ratio = base["seconds"] / seconds if base else 1.0
+    rows.append(
+        {
+            "name": name,
+            "seconds": seconds,
+            "megabytes": megabytes,
+            "mb_per_s": megabytes / seconds,
+            "baseline": baseline,
+            "ratio": ratio,
+        }
+    )
+    against = f"{ratio:5.2f}x {baseline}" if baseline else "baseline"
+    print(f"| {name:58} | {seconds:8.3f} s | {megabytes / seconds:8.0f} MB/s | {against}")
+
+
+def same(got: dict[str, Any], expected: dict[str, Any], names: dict[str, str] | None = None) -> None:
+    if names:
+        from object_store import renamed
+
+        got = renamed(got, names)
+    if got != expected:
+        raise SystemExit("a report differs from the local one: the benchmark's rows would compare different work")
+
+
+@contextmanager
+def s3_process() -> Iterator[tuple[str, dict[str, Any]]]:
+    """moto's S3 server in a process of its own on 127.0.0.1 (in this one, it would share the GIL with the
+    check it serves): its endpoint and the storage options that reach it."""
+    from object_store import CREDENTIALS, closed_port
+
+    port = closed_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("moto's S3 server did not start") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}", {"endpoint_url": f"http://127.0.0.1:{port}", **CREDENTIALS}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def s3_rows(paths: list[Path], reps: int, rows: list[dict[str, Any]]) -> None:
+    import s3fs
+
+    from verify_contract.check import check_paths, clear_caches
+    from verify_contract.remote import open_url
+
+    megabytes = sum(p.stat().st_size for p in paths) / 1e6
+    with s3_process() as (endpoint, storage_options):
+        fs = s3fs.S3FileSystem(skip_instance_cache=True, **storage_options)
+        fs.mkdir("rollouts")
+        urls = []
+        for path in paths:
+            fs.pipe(f"rollouts/scale/{path.name}", path.read_bytes())
+            urls.append(f"s3://rollouts/scale/{path.name}")
+        options = json.dumps(storage_options, sort_keys=True)
+        title = f"S3 (moto at {endpoint}, its own process) against local files: {len(paths)} files, {megabytes:,.0f} MB"
+        print(f"\n### {title}")
+        seconds, _ = timed(lambda: sum(read_all(lambda p=p: p.open("rb")) for p in paths), reps)
+        row(rows, "read: local files (page cache)", seconds, megabytes)
+        seconds, _ = timed(lambda: sum(len(fs.cat_file(u)) for u in urls), reps)
+        row(
+            rows,
+            "read: one GET per object (s3fs; the server's pace)",
+            seconds,
+            megabytes,
+            "read: local files (page cache)",
+        )
+        seconds, _ = timed(lambda: sum(read_all(lambda u=u: open_url(u, options)) for u in urls), reps)
+        row(rows, "read: s3:// through check's URL reader", seconds, megabytes, "read: local files (page cache)")
+
+        def check(names: list[str], **extra: Any) -> Any:
+            clear_caches()
+            return check_paths(names, **extra)
+
+        seconds, local = timed(lambda: check([str(p) for p in paths]), reps)
+        row(rows, "check: local files", seconds, megabytes)
+        seconds, remote = timed(lambda: check(urls, storage_options=storage_options), reps)
+        row(rows, "check: s3:// URLs", seconds, megabytes, "check: local files")
+        same(remote.as_dict(), local.as_dict(), {u: str(p) for u, p in zip(urls, paths, strict=True)})
+
+
+def ray_rows(
+    paths: list[Path], reps: int, cpus: int, address: str | None, rows: list[dict[str, Any]]
+) -> dict[str, Any]:
+    import ray
+
+    from verify_contract import ray as engine
+    from verify_contract.check import CheckOptions, check_paths, clear_caches
+    from verify_contract.inputs import resolve
+
+    megabytes = sum(p.stat().st_size for p in paths) / 1e6
+    names = [str(p) for p in paths]
+    print(f"\n### Ray engine ({cpus} CPUs) against --jobs: {len(paths)} files, {megabytes:,.0f} MB")
+
+    def local(jobs: int) -> Any:
+        clear_caches()  # each run learns its memo afresh, as a new process would
+        return check_paths(names, options=CheckOptions(jobs=jobs))
+
+    # --jobs first: it forks, and a process must not fork once Ray's threads run in it.
+    seconds, expected = timed(lambda: local(1), reps)
+    row(rows, "check --jobs 1 (in process)", seconds, megabytes)
+    seconds, jobs2 = timed(lambda: local(2), reps)
+    row(rows, "check --jobs 2 (in process)", seconds, megabytes, "check --jobs 1 (in process)")
+    same(jobs2.as_dict(), expected.as_dict())
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # a local Ray on 127.0.0.1 only
+    began = time.perf_counter()
+    if address:
+        ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+    else:
+        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    start_seconds = time.perf_counter() - began
+    try:
+        timings: list[dict[str, float]] = []
+
+        def on_ray() -> Any:
+            spent: dict[str, float] = {}
+            report = engine.check_sources_ray(resolve(names)[0], CheckOptions(), timings=spent)
+            timings.append(spent)
+            return report
+
+        began = time.perf_counter()
+        on_ray()  # the first run starts Ray's worker processes, which import the checker: timed apart
+        first = time.perf_counter() - began
+        row(rows, f"check --engine ray, first run: workers start ({cpus} CPUs)", first, megabytes)
+        timings.clear()
+        seconds, report = timed(on_ray, reps)
+        row(rows, f"check --engine ray ({cpus} CPUs, local Ray)", seconds, megabytes, "check --jobs 2 (in process)")
+        same(report.as_dict(), expected.as_dict())
+    finally:
+        ray.shutdown()
+    spent = sorted(timings, key=lambda t: t["seconds"])[len(timings) // 2]
+    parallel = spent["task_seconds"] / cpus  # the tasks' own work, ideally divided among the CPUs
+    rest = spent["seconds"] - spent["plan_seconds"] - spent["merge_seconds"] - parallel
+    breakdown = {
+        "ray_start_seconds": start_seconds,
+        "first_run_seconds": first,
+        **spent,
+        "tasks_over_cpus_seconds": parallel,
+        "scheduling_and_transfer_seconds": rest,
+        "bytes": megabytes * 1e6,
+        "cpus": cpus,
+    }
+    print(
+        f"where the Ray run's {spent['seconds']:.2f} s went: planning {spent['plan_seconds']:.3f} s; "
+        f"{spent['tasks']:.0f} tasks, {spent['task_seconds']:.2f} s of their own work ({parallel:.2f} s over "
+        f"{cpus} CPUs); merge in the driver {spent['merge_seconds']:.3f} s ({spent['result_bytes'] / 1e3:,.0f} kB "
+        f"of results); scheduling and transfer (the rest) {rest:.2f} s. Ray's start, not timed: {start_seconds:.1f} s"
+    )
+    return breakdown
+
+
+def projection(breakdown: dict[str, Any], cpus_per_node: int) -> list[dict[str, float]]:
+    """Throughput on N nodes from the measured parts: the tasks' work per byte divides among N x CPUs; the
+    fixed part (planning, scheduling and transfer, as measured on one node) does not; the merge grows with the
+    number of tasks (two per CPU). Assumes each node reads its share of the bytes at least as fast as here."""
+    per_byte = breakdown["task_seconds"] / breakdown["bytes"]
+    merge_per_task = breakdown["merge_seconds"] / max(breakdown["tasks"], 1)
+    fixed = breakdown["plan_seconds"] + breakdown["scheduling_and_transfer_seconds"]
+    out = []
+    for nodes in (1, 2, 4, 8, 16, 32, 64):
+        cpus = nodes * cpus_per_node
+        for gigabytes in (1, 16, 256):
+            size = gigabytes * 1e9
+            tasks = max(2 * cpus, size / (64 << 20))
+            seconds = fixed + size * per_byte / cpus + tasks * merge_per_task
+            out.append({"nodes": nodes, "gigabytes": gigabytes, "seconds": seconds, "gb_per_s": gigabytes / seconds})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--megabytes", type=int, default=1024, help="the archive's size, in 8 files (default 1024)")
+    parser.add_argument("--s3-files", type=int, default=2, help="files of the archive for the S3 rows (default 2)")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--cpus", type=int, default=2)
+    parser.add_argument("--ray-address", help="join this Ray cluster instead of starting a local one")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
+    parser.add_argument("--json", type=Path, help="also write the rows, the breakdown and the projection here")
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    paths = archive(args.workdir, args.megabytes)
+    print(f"verify-contract check, scale-out rows; load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
+    rows: list[dict[str, Any]] = []
+    s3_rows(paths[: args.s3_files], args.reps, rows)
+    breakdown = ray_rows(paths, args.reps, args.cpus, args.ray_address, rows)
+    projected = projection(breakdown, args.cpus)
+    print(f"\n### projection: throughput on N nodes of {args.cpus} CPUs (GB/s), from the parts measured above")
+    print("| nodes | 1 GB | 16 GB | 256 GB |")
+    for nodes in sorted({p["nodes"] for p in projected}):
+        cells = [f"{p['gb_per_s']:.2f}" for p in projected if p["nodes"] == nodes]
+        print(f"| {nodes} | " + " | ".join(cells) + " |")
+    s3_ratio = next(r["ratio"] for r in rows if r["name"] == "check: s3:// URLs")
+    print(
+        f"\ntarget: check of s3:// URLs at least 0.7x the same files read locally: {s3_ratio:.2f}x "
+        f"{'met' if s3_ratio >= 0.7 else 'NOT MET'}"
+    )
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    if args.json:
+        data = {"rows": rows, "breakdown": breakdown, "projection": projected}
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
