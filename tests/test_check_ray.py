@@ -339,3 +339,86 @@ def test_a_corrupt_gzip_member_reads_as_in_one_process(cluster: str, tmp_path: P
     expected = check_paths(paths).as_dict()
     assert len(expected["input_errors"]) == 2 and expected["lines"] > 0
     assert_same_report(engine.check_sources_ray(sources(paths), CheckOptions(), blocks=3).as_dict(), expected)
+
+
+def _storm(folder: Path) -> Path:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "storm", Path(__file__).resolve().parents[1] / "examples" / "storm.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    main_file, _ = module.write(folder)
+    return Path(main_file)
+
+
+BUDGETS: list[dict[str, Any]] = [
+    {"max_masked": 0.2, "warn_masked": 0.1},  # the one-pass path (no group, no identity)
+    {"max_masked": 0.2, "group_by": ["_ng_environment_server"], "expected": (320, 4), "track_identities": True},
+]
+
+
+@pytest.mark.parametrize("settings", BUDGETS, ids=["ungrouped", "grouped-with-identities"])
+def test_the_failure_budget_is_the_local_engines_for_any_partitioning(
+    cluster: str, tmp_path: Path, settings: dict[str, Any]
+) -> None:
+    """The storm with its failures file: the whole report, budget section included (events, windows, groups,
+    missing rollouts), is the local engine's on 1, 2 and 7 Ray blocks and with --jobs 2."""
+    from verify_contract import check as local_check
+    from verify_contract.budget import FailureBudget
+    from verify_contract.check_budget import BudgetRun, FactSpec
+
+    storm = _storm(tmp_path)
+
+    def budget() -> BudgetRun:
+        made = FailureBudget(**settings)
+        return BudgetRun(made, FactSpec(made.group_paths, made.track_identities))
+
+    expected = check_paths([str(storm)], budget=budget()).as_dict()
+    assert expected["budget"]["verdict"] == "breach" and expected["budget"]["failed"] > 0
+    original = local_check.RANGE_BYTES, local_check.SHARE_MIN_BYTES
+    local_check.RANGE_BYTES, local_check.SHARE_MIN_BYTES = 30001, 1000  # --jobs 2 really shares the file
+    try:
+        jobs = check_paths([str(storm)], options=CheckOptions(jobs=2), budget=budget()).as_dict()
+    finally:
+        local_check.RANGE_BYTES, local_check.SHARE_MIN_BYTES = original
+    assert_same_report(jobs, expected)
+    for blocks in (1, 2, 7):
+        got = engine.check_paths_ray([str(storm)], CheckOptions(), address=cluster, blocks=blocks, budget=budget())
+        assert_same_report(got.as_dict(), expected)
+
+
+def test_cli_budget_on_ray_prints_the_local_report(cluster: str, tmp_path: Path) -> None:
+    storm = _storm(tmp_path)
+    base = [sys.executable, "-m", "verify_contract", "check", "--format", "json", str(storm), "--max-masked", "0.2"]
+    base += ["--group-by", "_ng_environment_server", "--expected", "320x4"]
+    local = subprocess.run(base, capture_output=True, text=True, timeout=120)
+    on_ray = subprocess.run(
+        [*base, "--engine", "ray", "--ray-address", cluster, "--ray-blocks", "7"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert local.returncode == on_ray.returncode == 3, on_ray.stderr  # budget breached
+    assert on_ray.stdout == local.stdout
+
+
+def test_budget_over_s3_is_the_local_budget(s3: S3, tmp_path: Path) -> None:
+    storm = _storm(tmp_path)
+    url = s3.put("storm/rollouts.jsonl", storm.read_bytes())
+    from verify_contract.budget import FailureBudget
+    from verify_contract.check_budget import BudgetRun, FactSpec
+
+    def run(path: str, options: dict[str, Any] | None) -> dict[str, Any]:
+        made = FailureBudget(max_masked=0.2, warn_masked=0.1)
+        budget = BudgetRun(made, FactSpec())
+        return check_paths([path], budget=budget, sidecars=False, storage_options=options).as_dict()["budget"]
+
+    remote, local = run(url, s3.options), run(str(storm), None)
+    for summary in (remote, local):
+        for event in (summary["first_warning"], summary["first_breach"]):
+            event["file"] = "rollouts.jsonl"
+        summary["longest_masked_run_at"]["file"] = "rollouts.jsonl"
+    assert remote == local and local["verdict"] == "breach"

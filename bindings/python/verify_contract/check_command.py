@@ -283,16 +283,14 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         budget = make_budget(args) if budget_wanted(args) else None
+        if args.follow and remote_check.selected(args):
+            raise UsageError("--follow reads a local file as it grows: not with --engine ray or --storage-options")
         if args.follow:
             from verify_contract.check_follow import follow
 
             return follow(args, budget)
         if args.fail_fast:
             raise UsageError("--fail-fast stops a --follow run at its first breach; add --follow")
-        if budget is not None and remote_check.selected(args):
-            # The Ray engine and URL inputs carry each block's budget facts in its Tally, but the parent does
-            # not feed them to the budget yet: refuse rather than print a report without its budget.
-            raise UsageError("failure-budget flags are not supported with --engine ray or --storage-options yet")
         for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
             if name is not None and not name.strip():
                 raise UsageError(f"{option} needs a file name")
@@ -311,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
     progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
     try:
         if remote_check.selected(args):  # storage options or Ray
-            outcome = remote_check.run_elsewhere(args, options, progress)
+            outcome = remote_check.run_elsewhere(args, options, progress, budget)
             if isinstance(outcome, str):  # a usage error: bad --storage-options, or Ray cannot run
                 print(f"verify-contract check: {outcome}", file=sys.stderr)
                 return EXIT_USAGE

@@ -23,7 +23,15 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from verify_contract.check import Progress, _check_range_task, _document_tally, _in_order
+from verify_contract.check import (
+    Progress,
+    _check_range_task,
+    _document_tally,
+    _in_order,
+    finish_budget,
+    split_failures_files,
+    with_budget,
+)
 from verify_contract.check_lines import CheckOptions, check_chunk
 from verify_contract.check_report import LocatedFinding, Report, Tally
 from verify_contract.inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
@@ -32,6 +40,8 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     import pyarrow
+
+    from verify_contract.check_budget import BudgetRun
 
 RANGE_BYTES = 64 << 20
 """At most this many bytes of a plain file per task when the number of blocks is not given."""
@@ -298,6 +308,7 @@ def check_sources_ray(
     max_retries: int = MAX_RETRIES,
     progress: Progress | None = None,
     timings: dict[str, float] | None = None,
+    budget: BudgetRun | None = None,
 ) -> Report:
     """``check_sources`` on the Ray cluster this process is connected to (see ``connect``). ``timings``, when
     given, receives where the time went (benchmarks/scale.py): planning, the tasks' own seconds (summed),
@@ -306,6 +317,7 @@ def check_sources_ray(
 
     began = time.perf_counter()
     report = Report(options.version, options.profile, options.max_findings)
+    report.budget = budget
     cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
     tasks = plan(sources, report, blocks, cpus)
     planned = time.perf_counter()
@@ -314,7 +326,11 @@ def check_sources_ray(
 
     def absorb(tally: Tally, size: int) -> None:
         nonlocal done_bytes
+        facts, tally.facts = tally.facts, []
         report.tally.merge(tally)
+        if budget is not None:
+            for chunk_facts in facts:  # in input order, as check_sources feeds them
+                budget.feed(chunk_facts)
         done_bytes += size
         if progress is not None:
             progress(done_bytes, report.lines)
@@ -383,22 +399,36 @@ def check_paths_ray(
     blocks: int | None = None,
     max_retries: int = MAX_RETRIES,
     progress: Progress | None = None,
+    budget: BudgetRun | None = None,
+    sidecars: bool = True,
 ) -> Report:
-    """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end)."""
+    """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end). A failure
+    budget is fed in input order by this process, as the local engine feeds it; failures files are read
+    here too (they are small, and their rows are not verify responses)."""
     sources, errors = resolve(list(paths), urls=True, storage_options=storage_options)
+    sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
+    if failures_files and budget is None:
+        from verify_contract.budget import FailureBudget
+        from verify_contract.check_budget import BudgetRun, FactSpec
+
+        budget = BudgetRun(FailureBudget(), FactSpec())
+    options = with_budget(options, budget)
     if not sources:  # nothing to read: no cluster to start or join
         report = Report(options.version, options.profile, options.max_findings)
-        report.input_errors[:0] = errors
-        return report
-    started = connect(address)
-    try:
-        report = check_sources_ray(sources, options, blocks=blocks, max_retries=max_retries, progress=progress)
-    finally:
-        if started:
-            import ray
+        report.budget = budget
+    else:
+        started = connect(address)
+        try:
+            report = check_sources_ray(
+                sources, options, blocks=blocks, max_retries=max_retries, progress=progress, budget=budget
+            )
+        finally:
+            if started:
+                import ray
 
-            ray.shutdown()
+                ray.shutdown()
     report.input_errors[:0] = errors
+    finish_budget(report, failures_files)
     return report
 
 

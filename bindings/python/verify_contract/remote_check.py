@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.check import Progress
+    from verify_contract.check_budget import BudgetRun
     from verify_contract.check_lines import CheckOptions
     from verify_contract.check_report import Report
 
@@ -76,7 +77,9 @@ def storage_options(text: str | None) -> dict[str, Any] | str:
     return value
 
 
-def run_elsewhere(args: argparse.Namespace, options: CheckOptions, progress: Progress | None) -> Report | str:
+def run_elsewhere(
+    args: argparse.Namespace, options: CheckOptions, progress: Progress | None, budget: BudgetRun | None = None
+) -> Report | str:
     """The report of ``check`` with storage options or on Ray; a string is a usage error (exit 2)."""
     parsed = storage_options(args.storage_options)
     if isinstance(parsed, str):
@@ -86,7 +89,14 @@ def run_elsewhere(args: argparse.Namespace, options: CheckOptions, progress: Pro
             return "--ray-address, --ray-blocks and --ray-retries need --engine ray"
         from verify_contract.check import check_paths
 
-        return check_paths(args.paths, options=options, progress=progress, storage_options=parsed)
+        return check_paths(
+            args.paths,
+            options=options,
+            progress=progress,
+            storage_options=parsed,
+            budget=budget,
+            sidecars=not args.no_sidecar,
+        )
     if args.ray_blocks is not None and args.ray_blocks < 1:
         return "--ray-blocks must be >= 1"
     if args.ray_retries is not None and args.ray_retries < 0:
@@ -111,6 +121,8 @@ def run_elsewhere(args: argparse.Namespace, options: CheckOptions, progress: Pro
                 blocks=args.ray_blocks,
                 max_retries=MAX_RETRIES if args.ray_retries is None else args.ray_retries,
                 progress=progress,
+                budget=budget,
+                sidecars=not args.no_sidecar,
             )
     except EngineError as error:
         return str(error)
