@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 
 from verify_contract.cli import main as cli
@@ -29,6 +30,7 @@ from verify_contract.jsonio import json_equal
 from verify_contract.vectors import Vector
 from verify_contract.versions import CONTRACT_VERSIONS
 
+from big_numbers import BIG_NUMBERS, same_numbers
 from conftest import VECTORS
 
 PY_TARGETS = ("python-typeddict", "python-dataclass", "python-pydantic")
@@ -312,3 +314,19 @@ def test_diff_reads_the_contract_version_of_a_vendored_file(tmp_path: Path, caps
     captured = capsys.readouterr()
     assert "implements contract 1.1.0" in captured.err
     assert "contract diff 1.1.0 -> 1.2.0" in captured.out
+
+
+@pytest.mark.parametrize("target", PY_TARGETS)
+@pytest.mark.parametrize("case", list(BIG_NUMBERS))
+def test_python_targets_keep_big_numbers_exactly(project: Path, target: str, case: str) -> None:
+    """2^53 + 1, 2^64 and 30 digits come back exactly; a 400-digit integer, beyond the doubles, is refused
+    with the target's own error (a ContractError or pydantic's ValidationError, never OverflowError)."""
+    text, _, refused = BIG_NUMBERS[case]
+    module = load(project, target, CONTRACT_VERSIONS[-1], "core")
+    decode, encode, _ = decoders(module, target)
+    if refused:
+        errors = (module.ContractError,) if target != "python-pydantic" else (pydantic.ValidationError,)
+        with pytest.raises(errors):
+            decode(json.loads(text))
+        return
+    assert same_numbers(json.dumps(encode(decode(json.loads(text)))), text)

@@ -6,10 +6,11 @@ each toolchain runs once: tsc (strict, exactOptionalPropertyTypes, noUncheckedIn
 go vet + go run, rustfmt + cargo build. The generated decoders are strict in all three languages, so
 invalid vectors must be refused. The Go and Rust decoders take the JSON text and enforce the contract's
 text rules they can see (a member name repeated at any depth, nesting deeper than the contract allows), so
-the raw-text vectors of those rules run through them too; TypeScript's decoder takes a parsed value, and
-the other raw-text rules are the JSON parser's (see tests/test_generate.py). Big integers: TypeScript's
-JSON.parse reads doubles, so the round trip is compared by value as the language parsed it (documented in
-the generated file).
+the raw-text vectors of those rules run through them too, and through TypeScript's ``parse<Root>(text)``.
+Big numbers (tests/big_numbers.py: 2^53 + 1, 2^64, 30 and 400 digits, doubles JavaScript would pad with
+zeros) must come back exactly or be refused: every target refuses the 400-digit integer, and Rust built
+without serde_json's ``arbitrary_precision`` refuses integers beyond 64 bits (it cannot hold them), while
+Rust beside the project's own crate (which turns the feature on) keeps them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from verify_contract.codegen import Request, render
 from verify_contract.jsonio import json_equal
 from verify_contract.versions import CONTRACT_VERSIONS
 
+from big_numbers import BIG_NUMBERS, same_numbers
 from conftest import VECTORS
 from drill_model import NEXT, documents, next_version_data
 
@@ -126,6 +128,23 @@ def text_cases() -> list[dict[str, Any]]:
     return found
 
 
+def big_cases(refuse_beyond_64_bits: bool = False) -> list[dict[str, Any]]:
+    """The big-number documents (latest version, core profile), each to come back exactly or be refused."""
+    return [
+        {
+            "id": case_id,
+            "combo": LATEST_CORE,
+            "text": text,
+            "instance": json.loads(text),
+            "valid": not refused and not (beyond_64_bits and refuse_beyond_64_bits),
+            "round_trip": True,
+            "exact": True,
+            "effective_mask": False,
+        }
+        for case_id, (text, beyond_64_bits, refused) in BIG_NUMBERS.items()
+    ]
+
+
 def emit(target: str, out: str, version: str, profile: str, **params: str) -> None:
     """Generate like a downstream project would: the CLI for shipped versions, the same renderer over the
     in-memory model for the synthetic next version."""
@@ -175,7 +194,9 @@ def judge(language: str, output: str, chosen: list[dict[str, Any]]) -> None:
             continue
         if not case["valid"]:
             continue
-        if case["round_trip"] and not json_equal(json.loads(line["encoded"]), json.loads(json.dumps(case["instance"]))):
+        if case.get("exact") and not same_numbers(line["encoded"], case["text"]):
+            problems.append(f"{case['id']}: numbers changed in the round trip: {line['encoded'][:300]}")
+        elif case["round_trip"] and not json_equal(json.loads(line["encoded"]), json.loads(json.dumps(case["instance"]))):
             problems.append(f"{case['id']}: round trip gave {line['encoded']}")
         expected = case["effective_mask"]
         if expected is None and not line["mask_refused"]:
@@ -256,7 +277,7 @@ def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     (tmp_path / "main.go").write_text(GO_MAIN.format(imports=imports, entries=entries))
     assert run(["gofmt", "-l", "."], tmp_path).strip() == "", "generated Go is not gofmt-clean"
     run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
-    chosen = cases() + text_cases()
+    chosen = cases() + text_cases() + big_cases()
     write_cases(tmp_path / "cases.json", chosen)
     judge("go", run(["go", "run", ".", "cases.json"], tmp_path, GOFLAGS="-mod=mod"), chosen)
 
@@ -320,7 +341,7 @@ def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     generated = [str(p) for p in src.glob("*.rs") if p.name != "main.rs"]
     run(["rustfmt", "--check", "--edition", "2021", *generated], tmp_path)
     run(["cargo", "build", "--quiet"], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
-    chosen = cases() + text_cases()
+    chosen = cases() + text_cases() + big_cases(refuse_beyond_64_bits=True)
     write_cases(tmp_path / "cases.json", chosen)
     binary = RUST_TARGET / "debug" / "downstream"
     judge("rust", run([str(binary), "cases.json"], tmp_path), chosen)
@@ -350,21 +371,21 @@ import {{ REGISTERED }} from "./failure_kinds.js";
 {imports}
 
 type Result = {{ ok: boolean; encoded?: string; mask?: boolean; mask_refused?: boolean }};
-const decoders: Record<string, (value: unknown) => Result> = {{
+const decoders: Record<string, (text: string) => Result> = {{
 {entries}
 }};
 
-function run(decode: (value: unknown) => unknown, mask: (value: unknown) => boolean, value: unknown): Result {{
-  let decoded: unknown;
+function run<T>(parse: (text: string) => T, encode: (document: T) => string, mask: (value: unknown) => boolean, text: string): Result {{
+  let decoded: T;
   try {{
-    decoded = decode(value);
+    decoded = parse(text);
   }} catch {{
     return {{ ok: false }};
   }}
   try {{
-    return {{ ok: true, encoded: JSON.stringify(decoded), mask: mask(decoded), mask_refused: false }};
+    return {{ ok: true, encoded: encode(decoded), mask: mask(decoded), mask_refused: false }};
   }} catch {{
-    return {{ ok: true, encoded: JSON.stringify(decoded), mask: false, mask_refused: true }};
+    return {{ ok: true, encoded: encode(decoded), mask: false, mask_refused: true }};
   }}
 }}
 
@@ -374,7 +395,7 @@ const cases = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as Case[];
 for (const c of cases) {{
   const decode = decoders[c.combo];
   if (decode === undefined) throw new Error(c.combo);
-  console.log(JSON.stringify({{ id: c.id, ...decode(JSON.parse(c.text)) }}));
+  console.log(JSON.stringify({{ id: c.id, ...decode(c.text) }}));
 }}
 """
 
@@ -392,10 +413,36 @@ def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> N
     (tmp_path / "package.json").write_text('{"type": "module"}\n')
     imports = "\n".join(f'import * as {module(v, p)} from "./{module(v, p)}.js";' for v, p in COMBOS)
     entries = "\n".join(
-        f'  "{v}/{p}": (value) => run({module(v, p)}.decode{root_type(p)}, {module(v, p)}.effectiveMask, value),'
+        f'  "{v}/{p}": (text) => run({module(v, p)}.parse{root_type(p)}, {module(v, p)}.encode{root_type(p)}, '
+        f"{module(v, p)}.effectiveMask, text),"
         for v, p in COMBOS
     )
     (src / "main.ts").write_text(TS_MAIN.format(imports=imports, entries=entries))
     run([str(TSC), "-p", "tsconfig.json"], tmp_path)
-    write_cases(tmp_path / "cases.json", cases())
-    judge("typescript", run(["node", "dist/main.js", "cases.json"], tmp_path), cases())
+    chosen = cases() + text_cases() + big_cases()
+    write_cases(tmp_path / "cases.json", chosen)
+    judge("typescript", run(["node", "dist/main.js", "cases.json"], tmp_path), chosen)
+
+
+def test_rust_beside_the_project_crate_keeps_big_numbers(tmp_path: Path) -> None:
+    """A crate depending on both the project's crate and generated Rust: Cargo unifies serde_json's features,
+    so arbitrary_precision (the project's crate turns it on) is on for the generated code too. It decodes
+    every document (no refusal because of the feature) and keeps integers of any size exactly."""
+    need("cargo", "rust")
+    src = tmp_path / "src"
+    latest = module(CONTRACT_VERSIONS[-1], "core")
+    emit("rust", str(src), CONTRACT_VERSIONS[-1], "core", name=latest)
+    assert cli(["generate", "constants", "--lang", "rust", "--out", str(src)]) == 0
+    crate = (ROOT / "bindings" / "rust").as_posix()
+    cargo = RUST_CARGO.replace('name = "downstream"', 'name = "beside"')
+    (tmp_path / "Cargo.toml").write_text(cargo + f'verify-contract = {{ path = "{crate}" }}\n')
+    shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
+    arm = RUST_ARM.format(combo=LATEST_CORE, module=latest)
+    main_rs = RUST_MAIN.format(mods=f"mod {latest};", arms=arm)
+    # The project's crate reads the same documents: both must agree that they are valid.
+    main_rs = main_rs.replace("fn main() {", "fn main() {\n    let _ = verify_contract::parse_json(b\"{}\");", 1)
+    (src / "main.rs").write_text(main_rs)
+    run(["cargo", "build", "--quiet"], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
+    chosen = [c for c in cases() if c["combo"] == LATEST_CORE] + big_cases()
+    write_cases(tmp_path / "cases.json", chosen)
+    judge("rust beside the crate", run([str(RUST_TARGET / "debug" / "beside"), "cases.json"], tmp_path), chosen)

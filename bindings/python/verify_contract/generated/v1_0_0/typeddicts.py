@@ -34,14 +34,14 @@ Response = TypedDict(
 VerifyResponse = TypedDict(
     "VerifyResponse",
     {
-        "reward": Required[StrictInt | StrictFloat],
+        "reward": Required[Annotated[StrictInt, Field(ge=-(2**1024 - 2**970 - 1), le=2**1024 - 2**970 - 1)] | StrictFloat],
     },
 )
 
 GymVerifyResponse = TypedDict(
     "GymVerifyResponse",
     {
-        "reward": Required[StrictInt | StrictFloat],
+        "reward": Required[Annotated[StrictInt, Field(ge=-(2**1024 - 2**970 - 1), le=2**1024 - 2**970 - 1)] | StrictFloat],
         "responses_create_params": Required[ResponsesCreateParams],
         "response": Required[Response],
     },

@@ -34,7 +34,7 @@ Response = TypedDict(
 VerifyResponse = TypedDict(
     "VerifyResponse",
     {
-        "reward": Required[StrictInt | StrictFloat],
+        "reward": Required[Annotated[StrictInt, Field(ge=-(2**1024 - 2**970 - 1), le=2**1024 - 2**970 - 1)] | StrictFloat],
         "failure_reason": NotRequired[StrictStr | None],
     },
 )
@@ -42,7 +42,7 @@ VerifyResponse = TypedDict(
 GymVerifyResponse = TypedDict(
     "GymVerifyResponse",
     {
-        "reward": Required[StrictInt | StrictFloat],
+        "reward": Required[Annotated[StrictInt, Field(ge=-(2**1024 - 2**970 - 1), le=2**1024 - 2**970 - 1)] | StrictFloat],
         "failure_reason": NotRequired[StrictStr | None],
         "responses_create_params": Required[ResponsesCreateParams],
         "response": Required[Response],
