@@ -76,7 +76,7 @@ function numberText(container: object, key: string, value: number): string {
  * 3.1) takes for another number: there it is written as Python writes it (exponent from 1e16 on, else
  * the integer and ".0").
  */
-export function doubleText(value: number): string {
+function doubleText(value: number): string {
   if (!Number.isFinite(value) || Math.abs(value) < 2 ** 53) return JSON.stringify(value);
   const exponential = value.toExponential();
   return Number(exponential.split("e")[1]) >= 16 ? exponential : `${value.toFixed(0)}.0`;
