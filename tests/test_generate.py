@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import types
@@ -330,3 +331,20 @@ def test_python_targets_keep_big_numbers_exactly(project: Path, target: str, cas
             decode(json.loads(text))
         return
     assert same_numbers(json.dumps(encode(decode(json.loads(text)))), text)
+
+
+def test_pydantic_docstring_recommends_a_dump_that_keeps_a_legacy_mask(project: Path) -> None:
+    """Every dump the generated module's docstring recommends writes a legacy-only document back as it was,
+    so `check` finds it the same (no mask written from its default beside the legacy one)."""
+    from verify_contract.validation import validate
+
+    module = load(project, "python-pydantic", CONTRACT_VERSIONS[-1], "core")
+    recommended = re.findall(r"``((?:to_document|model_dump\w*)\([^`]*\))``", module.__doc__ or "")
+    assert "to_document()" in recommended and any(r.startswith("model_dump") for r in recommended), recommended
+    legacy_only = {"reward": 0.0, "instance_config": {"mask_sample": True}}
+    before = sorted(f.rule for f in validate(legacy_only).findings)
+    for call in recommended:
+        written = eval(f"document.{call}", {}, {"document": module.VerifyResponse.model_validate(legacy_only)})
+        document = json.loads(written) if isinstance(written, str) else written
+        assert document == legacy_only, call
+        assert sorted(f.rule for f in validate(document).findings) == before, call

@@ -26,6 +26,7 @@ import pytest
 
 from verify_contract.cli import main as cli
 from verify_contract.codegen import Request, render
+from verify_contract.contract import contract_model
 from verify_contract.jsonio import json_equal
 from verify_contract.versions import CONTRACT_VERSIONS
 
@@ -280,6 +281,20 @@ def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
     chosen = cases() + text_cases() + big_cases()
     write_cases(tmp_path / "cases.json", chosen)
     judge("go", run(["go", "run", ".", "cases.json"], tmp_path, GOFLAGS="-mod=mod"), chosen)
+
+
+def test_go_types_and_constants_share_a_package(tmp_path: Path) -> None:
+    """`generate go` and `generate constants --lang go` into one directory and package compile together."""
+    need("go", "go")
+    for args in (["go"], ["constants", "--lang", "go"]):
+        assert cli(["generate", *args, "--out", str(tmp_path / "contract"), "--package", "contract"]) == 0
+    (tmp_path / "go.mod").write_text("module example.com/shared\n\ngo 1.22\n")
+    main = 'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/shared/contract"\n)\n\n'
+    main += "func main() {\n\tfmt.Println(contract.ContractVersion, contract.RegistryVersion, len(contract.Registered))\n}\n"
+    (tmp_path / "main.go").write_text(main)
+    run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
+    kinds = len((contract_model(CONTRACT_VERSIONS[-1]).failure_kinds or {})["registered"])
+    assert run(["go", "run", "."], tmp_path, GOFLAGS="-mod=mod").split() == [CONTRACT_VERSIONS[-1]] * 2 + [str(kinds)]
 
 
 # -- Rust ----------------------------------------------------------------------------------------------
