@@ -290,7 +290,8 @@ def test_go_types_and_constants_share_a_package(tmp_path: Path) -> None:
         assert cli(["generate", *args, "--out", str(tmp_path / "contract"), "--package", "contract"]) == 0
     (tmp_path / "go.mod").write_text("module example.com/shared\n\ngo 1.22\n")
     main = 'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/shared/contract"\n)\n\n'
-    main += "func main() {\n\tfmt.Println(contract.ContractVersion, contract.RegistryVersion, len(contract.Registered))\n}\n"
+    main += "func main() {\n\tfmt.Println(contract.ContractVersion, contract.RegistryVersion, "
+    main += "len(contract.Registered))\n}\n"
     (tmp_path / "main.go").write_text(main)
     run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
     kinds = len((contract_model(CONTRACT_VERSIONS[-1]).failure_kinds or {})["registered"])
