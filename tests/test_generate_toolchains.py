@@ -463,3 +463,22 @@ def test_rust_beside_the_project_crate_keeps_big_numbers(tmp_path: Path) -> None
     chosen = [c for c in cases() if c["combo"] == LATEST_CORE] + big_cases()
     write_cases(tmp_path / "cases.json", chosen)
     judge("rust beside the crate", run([str(RUST_TARGET / "debug" / "beside"), "cases.json"], tmp_path), chosen)
+
+
+def test_rust_generated_code_is_clippy_clean(tmp_path: Path) -> None:
+    """Clippy's default lints, warnings as errors, in an edition-2024 crate (where collapsible_if also fires
+    on `if let` blocks): the generated code of every profile of the latest version passes them."""
+    need("cargo", "rust")
+    need("cargo-clippy", "rust")
+    src = tmp_path / "src"
+    combos = [(CONTRACT_VERSIONS[-1], profile) for profile in ("core", "gym")]
+    for version, profile in combos:
+        emit("rust", str(src), version, profile, name=module(version, profile))
+    cargo = RUST_CARGO.replace('name = "downstream"', 'name = "clippy_clean"').replace("2021", "2024")
+    (tmp_path / "Cargo.toml").write_text(cargo)
+    shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
+    mods = "\n".join(f"mod {module(v, p)};" for v, p in combos)
+    calls = "\n".join(f'    let _ = {module(v, p)}::decode("{{}}");' for v, p in combos)
+    (src / "main.rs").write_text(f"#![allow(dead_code)]\n{mods}\n\nfn main() {{\n{calls}\n}}\n")
+    lints = ["--", "-D", "warnings"]
+    run(["cargo", "clippy", "--quiet", *lints], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
