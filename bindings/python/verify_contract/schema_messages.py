@@ -4,7 +4,10 @@ reprs (``True``, ``None``, ``'x'``), and each value capped so a whole document n
 from __future__ import annotations
 
 import json
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (check's start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
 
 VALUE_LIMIT = 60
 """Characters of one quoted value in a message; longer values end with an ellipsis."""
