@@ -13,9 +13,23 @@ VALUE_LIMIT = 60
 """Characters of one quoted value in a message; longer values end with an ellipsis."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), default=repr)
+_encode_string = json.encoder.encode_basestring  # the C encoder of a str, without json.dumps' set-up
+
+
 def json_text(value: Any, limit: int = VALUE_LIMIT) -> str:
-    """``value`` as compact JSON, at most ``limit`` characters (an ellipsis marks the cut)."""
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=repr)
+    """``value`` as compact JSON, at most ``limit`` characters (an ellipsis marks the cut). Called for every
+    finding ``check`` composes, so scalars skip the encoder's set-up."""
+    if isinstance(value, str):
+        text = _encode_string(value)
+    elif value is None or isinstance(value, bool):
+        text = "null" if value is None else ("true" if value else "false")
+    elif type(value) is int:
+        text = str(value)
+    elif type(value) is float and value - value == 0:  # finite: JSON writes a float as its repr
+        text = repr(value)
+    else:
+        text = _ENCODER.encode(value)
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
