@@ -36,3 +36,40 @@ def test_the_fuzzer_sees_a_disagreement() -> None:
         verdict.rules = ["json-non-finite" if r == "json-duplicate-key" else r for r in verdict.rules]
     compare_runners(run, _built_languages()[:1])
     assert any("json-duplicate-key" in problem for problem in run.problems)
+
+
+def test_the_fuzzer_judges_the_generated_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generated Python targets are in the run: one that accepts everything, or crashes instead of
+    refusing, is caught."""
+    import fuzz.differential as differential
+
+    honest = differential._generated_codec
+    run = fuzz(seed=11, count=1500, languages=[])
+    assert run.problems == []
+
+    def lenient(module: object, target: str) -> tuple[object, object, type]:
+        decode, encode, refusal = honest(module, target)
+
+        def decode_anything(value: object) -> object:
+            try:
+                return decode(value)
+            except refusal:
+                return value  # accepted as it came
+
+        return decode_anything, (lambda value: value if isinstance(value, dict) else encode(value)), refusal
+
+    def crashing(module: object, target: str) -> tuple[object, object, type]:
+        decode, encode, refusal = honest(module, target)
+
+        def decode_or_crash(value: object) -> object:
+            try:
+                return decode(value)
+            except refusal:
+                raise OverflowError("int too large to convert to float") from None
+
+        return decode_or_crash, encode, refusal
+
+    for fake, expected in ((lenient, "accepts an invalid document"), (crashing, "raised OverflowError")):
+        monkeypatch.setattr(differential, "_generated_codec", fake)
+        faulty = fuzz(seed=11, count=1500, languages=[])
+        assert any(expected in problem for problem in faulty.problems), expected

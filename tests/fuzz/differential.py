@@ -4,8 +4,11 @@
 
 Each document (one line of JSON text, one contract version and profile) goes through the reference
 (``parse_json`` + ``validate``), ``check`` (compiled pre-check, ``--reference-only``, ``--jobs 2``, JSONL and,
-for a sample, ``.json`` files), the pydantic models and TypedDicts (round trip of valid documents) and the
-TypeScript, Go and Rust conformance runners. Compared: verdict, error rule ids, effective mask, and that a
+for a sample, ``.json`` files), the pydantic models and TypedDicts (round trip of valid documents), the
+Python targets of ``verify-contract generate`` (TypedDict reader, dataclasses, pydantic: each version and
+profile, refusing with its own error type, never another exception) and the TypeScript, Go and Rust
+conformance runners. The grammar holds big integers, padded doubles, deep unknown members and non-ASCII
+member names. Compared: verdict, error rule ids, effective mask, and that a
 valid document's round trip keeps every value. Exit 1 and print each disagreement (with the document) if
 any; every disagreement ever found is kept as a vector.
 """
@@ -30,6 +33,7 @@ from verify_contract.findings import Severity
 from verify_contract.inputs import document_hint
 from verify_contract.jsonio import JSON_WHITESPACE, first_defect, json_equal
 from verify_contract.mask import MaskTypeError
+from verify_contract.versions import CONTRACT_VERSIONS, PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "vectors"
@@ -38,7 +42,9 @@ RUNNERS: dict[str, list[str]] = {
     "go": [str(ROOT / "bindings/go/bin/conformance")],
     "rust": [str(ROOT / "bindings/rust/target/release/conformance")],
 }
-COMBOS = [(v, p) for v in ("1.0.0", "1.1.0", "1.2.0") for p in ("core", "gym")]
+COMBOS = [(v, p) for v in CONTRACT_VERSIONS for p in PROFILES]
+# The `verify-contract generate` targets run in process, each version and profile (their refusal types).
+GENERATED_PYTHON = ("python-typeddict", "python-dataclass", "python-pydantic")
 JSON_FILE_SAMPLE = 300  # documents also checked as one .json file each
 
 # Values and spellings that have split implementations before.
@@ -59,6 +65,7 @@ NUMBERS = [
     "123456789012345678901234567890",
     "1" + "0" * 308,
     "1" + "0" * 309,
+    "1" + "0" * 399,
     "2e308",
     "1.7976931348623157e308",
     "1.7976931348623159e308",
@@ -111,6 +118,10 @@ MEMBERS = [
     "x",
     "reward\\u0000",
     "rew\\u0061rd",
+    "é",
+    "ключ",
+    "\\u00e9x",
+    "x_big",
 ]
 
 
@@ -151,6 +162,9 @@ VALID_VALUES = [
     "[]",
     '{"a": [1, 2.5, "b"]}',
     '[9007199254740993, {"k": 18446744073709551616}]',
+    "1.7037181445619378e+20",
+    "-314480692138891865775.89669797",
+    '{"a": {"b": {"c": [{"d": 123456789012345678901234567890, "é": [-18446744073709551616]}]}}}',
 ]
 
 
@@ -314,6 +328,69 @@ def _python_models(run: Run) -> None:
                 run.disagree("typeddict", index, f"round trip changed a value: {json.dumps(back)[:200]}")
 
 
+def _generated_modules(directory: Path) -> dict[tuple[str, str, str], Any]:
+    """(target, version, profile) -> the module ``verify-contract generate`` writes, imported."""
+    import importlib.util
+
+    from verify_contract.codegen import Request, render
+
+    modules: dict[tuple[str, str, str], Any] = {}
+    for target in GENERATED_PYTHON:
+        for version, profile in COMBOS:
+            name = f"fuzz_{target.replace('-', '_')}_{version.replace('.', '_')}_{profile}"
+            (text,) = render(Request(target, version, profile, {"name": name})).values()
+            path = directory / f"{name}.py"
+            path.write_text(text, encoding="utf-8")
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # dataclasses and pydantic resolve annotations through it
+            spec.loader.exec_module(module)
+            modules[(target, version, profile)] = module
+    return modules
+
+
+def _generated_codec(module: Any, target: str) -> tuple[Callable[[Any], Any], Callable[[Any], Any], type]:
+    """(decode, encode, the error it refuses with) of one generated module."""
+    root = "GymVerifyResponse" if hasattr(module, "GymVerifyResponse") else "VerifyResponse"
+    if target == "python-typeddict":
+        read = getattr(module, "read_gym_verify_response" if root.startswith("Gym") else "read_verify_response")
+        return read, lambda value: value, module.ContractError
+    cls = getattr(module, root)
+    if target == "python-dataclass":
+        return cls.from_dict, lambda value: value.to_dict(), module.ContractError
+    import pydantic
+
+    return cls.model_validate, lambda value: value.to_document(), pydantic.ValidationError
+
+
+def _generated_python(run: Run, directory: Path) -> None:
+    """Every parsed document through each generated Python target of its version and profile: accepted
+    exactly when the reference finds it valid, refused with the target's own error type (never another
+    exception), and a valid document's round trip keeps every value."""
+    modules = _generated_modules(directory)
+    for index, expected in enumerate(run.expected):
+        text, version, profile = run.documents[index]
+        parsed = parse_json(text.encode("utf-8"))
+        if parsed.finding is not None:
+            continue  # the JSON text rules are the parser's: these targets take a parsed document
+        for target in GENERATED_PYTHON:
+            decode, encode, refusal = _generated_codec(modules[(target, version, profile)], target)
+            try:
+                decoded = decode(parsed.document)
+            except refusal:
+                if expected.valid:
+                    run.disagree(target, index, "refuses a valid document")
+                continue
+            except Exception as error:  # a crash, not a refusal: always a disagreement
+                run.disagree(target, index, f"raised {type(error).__name__}: {str(error)[:120]}")
+                continue
+            if not expected.valid:
+                run.disagree(target, index, f"accepts an invalid document ({expected.rules})")
+            elif not same_value(expected.document, encode(decoded)):
+                run.disagree(target, index, "round trip changed a value")
+
+
 def same_value(original: Any, encoded: Any) -> bool:
     """Whether a round trip kept ``original``'s value: integers exactly, at any size; a number the
     reference holds as a float (a literal with a fraction or exponent) as that binary64, since a
@@ -407,6 +484,7 @@ def fuzz(seed: int, count: int, languages: list[str]) -> Run:
         _reference_paths_agree(run)
         _check_json_files(run, directory, rng)
         _python_models(run)
+        _generated_python(run, directory)
         _runners(run, directory, languages)
     return run
 
