@@ -266,21 +266,28 @@ GO_ENTRY = """	"{combo}": func(data []byte) (result, error) {{
 	}},"""
 
 
-def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
-    need("go", "go")
+def go_downstream(directory: Path) -> list[str]:
+    """A Go module holding every version and profile's generated package, built; its command line."""
     for version, profile in COMBOS:
         name = module(version, profile)
-        emit("go", str(tmp_path / name), version, profile, package=name)
-    assert cli(["generate", "constants", "--lang", "go", "--out", str(tmp_path / "kinds"), "--package", "kinds"]) == 0
-    (tmp_path / "go.mod").write_text("module example.com/downstream\n\ngo 1.22\n")
+        emit("go", str(directory / name), version, profile, package=name)
+    assert cli(["generate", "constants", "--lang", "go", "--out", str(directory / "kinds"), "--package", "kinds"]) == 0
+    (directory / "go.mod").write_text("module example.com/downstream\n\ngo 1.22\n")
     imports = "\n".join(f'\t"example.com/downstream/{module(v, p)}"' for v, p in COMBOS)
     entries = "\n".join(GO_ENTRY.format(combo=f"{v}/{p}", package=module(v, p), root=root_type(p)) for v, p in COMBOS)
-    (tmp_path / "main.go").write_text(GO_MAIN.format(imports=imports, entries=entries))
-    assert run(["gofmt", "-l", "."], tmp_path).strip() == "", "generated Go is not gofmt-clean"
-    run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
+    (directory / "main.go").write_text(GO_MAIN.format(imports=imports, entries=entries))
+    assert run(["gofmt", "-l", "."], directory).strip() == "", "generated Go is not gofmt-clean"
+    run(["go", "vet", "./..."], directory, GOFLAGS="-mod=mod")
+    run(["go", "build", "-o", "downstream", "."], directory, GOFLAGS="-mod=mod")
+    return [str(directory / "downstream")]
+
+
+def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("go", "go")
+    command = go_downstream(tmp_path)
     chosen = cases() + text_cases() + big_cases()
     write_cases(tmp_path / "cases.json", chosen)
-    judge("go", run(["go", "run", ".", "cases.json"], tmp_path, GOFLAGS="-mod=mod"), chosen)
+    judge("go", run([*command, "cases.json"], tmp_path), chosen)
 
 
 def test_go_types_and_constants_share_a_package(tmp_path: Path) -> None:
@@ -343,24 +350,37 @@ fn main() {{
 """
 
 
-def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
-    need("cargo", "rust")
-    src = tmp_path / "src"
+def rust_downstream(directory: Path, beside_the_crate: bool = False) -> list[str]:
+    """A crate holding every version and profile's generated module, built; its command line. Beside the
+    project's crate, serde_json's arbitrary_precision is on (Cargo unifies features)."""
+    src = directory / "src"
     for version, profile in COMBOS:
         emit("rust", str(src), version, profile, name=module(version, profile))
     assert cli(["generate", "constants", "--lang", "rust", "--out", str(src)]) == 0
-    (tmp_path / "Cargo.toml").write_text(RUST_CARGO)
-    shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
+    name = "beside" if beside_the_crate else "downstream"
+    cargo = RUST_CARGO.replace('name = "downstream"', f'name = "{name}"')
+    if beside_the_crate:
+        cargo += f'verify-contract = {{ path = "{(ROOT / "bindings" / "rust").as_posix()}" }}\n'
+    (directory / "Cargo.toml").write_text(cargo)
+    shutil.copy(RUST_LOCK, directory / "Cargo.lock")
     mods = "\n".join(f"mod {module(v, p)};" for v, p in COMBOS)
     arms = "\n".join(RUST_ARM.format(combo=f"{v}/{p}", module=module(v, p)) for v, p in COMBOS)
-    (src / "main.rs").write_text(RUST_MAIN.format(mods=mods, arms=arms))
+    main_rs = RUST_MAIN.format(mods=mods, arms=arms)
+    if beside_the_crate:  # the project's crate is used, not only linked
+        main_rs = main_rs.replace("fn main() {", 'fn main() {\n    let _ = verify_contract::parse_json(b"{}");', 1)
+    (src / "main.rs").write_text(main_rs)
     generated = [str(p) for p in src.glob("*.rs") if p.name != "main.rs"]
-    run(["rustfmt", "--check", "--edition", "2021", *generated], tmp_path)
-    run(["cargo", "build", "--quiet"], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
+    run(["rustfmt", "--check", "--edition", "2021", *generated], directory)
+    run(["cargo", "build", "--quiet"], directory, CARGO_TARGET_DIR=str(RUST_TARGET))
+    return [str(RUST_TARGET / "debug" / name)]
+
+
+def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("cargo", "rust")
+    command = rust_downstream(tmp_path)
     chosen = cases() + text_cases() + big_cases(refuse_beyond_64_bits=True)
     write_cases(tmp_path / "cases.json", chosen)
-    binary = RUST_TARGET / "debug" / "downstream"
-    judge("rust", run([str(binary), "cases.json"], tmp_path), chosen)
+    judge("rust", run([*command, "cases.json"], tmp_path), chosen)
 
 
 # -- TypeScript ----------------------------------------------------------------------------------------
@@ -417,17 +437,16 @@ for (const c of cases) {{
 """
 
 
-def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
-    need("node", "typescript")
-    need(TSC, "typescript")
-    src = tmp_path / "src"
+def typescript_downstream(directory: Path) -> list[str]:
+    """A TypeScript project holding every version and profile's generated module, compiled; its command."""
+    src = directory / "src"
     for version, profile in COMBOS:
         emit("typescript", str(src), version, profile, name=module(version, profile))
     assert cli(["generate", "constants", "--lang", "typescript", "--out", str(src)]) == 0
     config = json.loads(json.dumps(TS_CONFIG))
     config["compilerOptions"]["typeRoots"] = [str(ROOT / "bindings" / "typescript" / "node_modules" / "@types")]
-    (tmp_path / "tsconfig.json").write_text(json.dumps(config))
-    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (directory / "tsconfig.json").write_text(json.dumps(config))
+    (directory / "package.json").write_text('{"type": "module"}\n')
     imports = "\n".join(f'import * as {module(v, p)} from "./{module(v, p)}.js";' for v, p in COMBOS)
     entries = "\n".join(
         f'  "{v}/{p}": (text) => run({module(v, p)}.parse{root_type(p)}, {module(v, p)}.encode{root_type(p)}, '
@@ -435,10 +454,17 @@ def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> N
         for v, p in COMBOS
     )
     (src / "main.ts").write_text(TS_MAIN.format(imports=imports, entries=entries))
-    run([str(TSC), "-p", "tsconfig.json"], tmp_path)
+    run([str(TSC), "-p", "tsconfig.json"], directory)
+    return ["node", str(directory / "dist" / "main.js")]
+
+
+def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("node", "typescript")
+    need(TSC, "typescript")
+    command = typescript_downstream(tmp_path)
     chosen = cases() + text_cases() + big_cases()
     write_cases(tmp_path / "cases.json", chosen)
-    judge("typescript", run(["node", "dist/main.js", "cases.json"], tmp_path), chosen)
+    judge("typescript", run([*command, "cases.json"], tmp_path), chosen)
 
 
 def test_rust_beside_the_project_crate_keeps_big_numbers(tmp_path: Path) -> None:
@@ -446,23 +472,10 @@ def test_rust_beside_the_project_crate_keeps_big_numbers(tmp_path: Path) -> None
     so arbitrary_precision (the project's crate turns it on) is on for the generated code too. It decodes
     every document (no refusal because of the feature) and keeps integers of any size exactly."""
     need("cargo", "rust")
-    src = tmp_path / "src"
-    latest = module(CONTRACT_VERSIONS[-1], "core")
-    emit("rust", str(src), CONTRACT_VERSIONS[-1], "core", name=latest)
-    assert cli(["generate", "constants", "--lang", "rust", "--out", str(src)]) == 0
-    crate = (ROOT / "bindings" / "rust").as_posix()
-    cargo = RUST_CARGO.replace('name = "downstream"', 'name = "beside"')
-    (tmp_path / "Cargo.toml").write_text(cargo + f'verify-contract = {{ path = "{crate}" }}\n')
-    shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
-    arm = RUST_ARM.format(combo=LATEST_CORE, module=latest)
-    main_rs = RUST_MAIN.format(mods=f"mod {latest};", arms=arm)
-    # The project's crate reads the same documents: both must agree that they are valid.
-    main_rs = main_rs.replace("fn main() {", 'fn main() {\n    let _ = verify_contract::parse_json(b"{}");', 1)
-    (src / "main.rs").write_text(main_rs)
-    run(["cargo", "build", "--quiet"], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
-    chosen = [c for c in cases() if c["combo"] == LATEST_CORE] + big_cases()
+    command = rust_downstream(tmp_path, beside_the_crate=True)
+    chosen = cases() + text_cases() + big_cases()
     write_cases(tmp_path / "cases.json", chosen)
-    judge("rust beside the crate", run([str(RUST_TARGET / "debug" / "beside"), "cases.json"], tmp_path), chosen)
+    judge("rust beside the crate", run([*command, "cases.json"], tmp_path), chosen)
 
 
 def test_rust_generated_code_is_clippy_clean(tmp_path: Path) -> None:
