@@ -6,10 +6,12 @@ Each document (one line of JSON text, one contract version and profile) goes thr
 (``parse_json`` + ``validate``), ``check`` (compiled pre-check, ``--reference-only``, ``--jobs 2``, JSONL and,
 for a sample, ``.json`` files), the pydantic models and TypedDicts (round trip of valid documents), the
 Python targets of ``verify-contract generate`` (TypedDict reader, dataclasses, pydantic: each version and
-profile, refusing with its own error type, never another exception) and the TypeScript, Go and Rust
-conformance runners. The grammar holds big integers, padded doubles, deep unknown members and non-ASCII
-member names. Compared: verdict, error rule ids, effective mask, and that a
-valid document's round trip keeps every value. Exit 1 and print each disagreement (with the document) if
+profile, refusing with its own error type, never another exception), the TypeScript, Go and Rust
+conformance runners, and the TypeScript, Go and Rust code `verify-contract generate` writes (built as the
+toolchain tests build it: verdict, mask and exact round trip of every document whose defects are the text
+rules those decoders enforce; Rust beside the project's crate). The grammar holds big integers, padded
+doubles, deep unknown members and non-ASCII member names. Compared: verdict, error rule ids, effective mask,
+and that a valid document's round trip keeps every value. Exit 1 and print each disagreement (with the document) if
 any; every disagreement ever found is kept as a vector.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -452,6 +455,68 @@ def _runners(run: Run, directory: Path, languages: list[str]) -> None:
                 run.disagree(language, index, f"round trip changed a value: {json.dumps(line['encoded'])[:200]}")
 
 
+# The JSON text rules the generated Go, Rust and TypeScript decoders enforce (tests/test_generate_toolchains.py):
+# a document the reference refuses for another text rule (UTF-8, surrogates, ...) is the parser's, not theirs.
+GENERATED_TEXT_RULES = frozenset({"json-duplicate-key", "json-too-deep"})
+GENERATED_TOOLS = {"go": "go", "rust": "cargo", "typescript": "node"}
+
+
+def _generated_downstream(language: str, directory: Path) -> list[str]:
+    """Build the downstream project of tests/test_generate_toolchains.py for ``language``; its command line.
+    Rust is built beside the project's crate (serde_json's arbitrary_precision on: integers of any size)."""
+    for entry in (ROOT, ROOT / "tests"):  # run as a script: the generators and the toolchain tests' helpers
+        if str(entry) not in sys.path:
+            sys.path.insert(0, str(entry))
+    import test_generate_toolchains as toolchains
+
+    directory.mkdir(parents=True)
+    if language == "go":
+        return toolchains.go_downstream(directory)
+    if language == "rust":
+        return toolchains.rust_downstream(directory, beside_the_crate=True)
+    return toolchains.typescript_downstream(directory)
+
+
+def _generated_runners(run: Run, directory: Path, languages: list[str]) -> None:
+    """Each document whose defects, if any, are text rules the generated decoders enforce, through the
+    `verify-contract generate` code of its version and profile in each language: the verdict, the effective
+    mask (refused when the reference has none) and an exact round trip."""
+    chosen = [
+        index
+        for index, expected in enumerate(run.expected)
+        if expected.valid
+        or parse_json(run.documents[index][0].encode("utf-8")).finding is None
+        or set(expected.rules) <= GENERATED_TEXT_RULES
+    ]
+    cases = [{"id": str(i), "combo": f"{run.documents[i][1]}/{run.documents[i][2]}", "text": run.documents[i][0]}
+             for i in chosen]  # fmt: skip
+    (directory / "generated-cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    for language in languages:
+        try:
+            command = _generated_downstream(language, directory / f"generated-{language}")
+        except AssertionError as error:
+            run.problems.append(f"generated {language}: the downstream project does not build: {str(error)[-500:]}")
+            continue
+        done = subprocess.run(
+            [*command, str(directory / "generated-cases.json")], capture_output=True, text=True, timeout=1800
+        )
+        if done.returncode != 0:
+            run.problems.append(f"generated {language} failed: {done.stderr[-500:]}")
+            continue
+        lines = {line["id"]: line for line in map(json.loads, filter(str.strip, done.stdout.split("\n")))}
+        for index in chosen:
+            expected, line = run.expected[index], lines.get(str(index))
+            name = f"generated {language}"
+            if line is None or line["ok"] is not expected.valid:
+                run.disagree(name, index, f"{'no result' if line is None else line['ok']} != valid {expected.valid}")
+            elif expected.valid and line["mask_refused"] is not (expected.mask is None):
+                run.disagree(name, index, f"mask refused={line['mask_refused']} but the reference's is {expected.mask}")
+            elif expected.valid and expected.mask is not None and line["mask"] is not expected.mask:
+                run.disagree(name, index, f"mask {line['mask']} != {expected.mask}")
+            elif expected.valid and not same_value(expected.document, json.loads(line["encoded"])):
+                run.disagree(name, index, f"round trip changed a value: {line['encoded'][:200]}")
+
+
 def generate(seed: int, count: int) -> list[tuple[str, str, str]]:
     rng = random.Random(seed)
     seeds = _seeds()
@@ -465,7 +530,14 @@ def generate(seed: int, count: int) -> list[tuple[str, str, str]]:
     return documents
 
 
-def fuzz(seed: int, count: int, languages: list[str]) -> Run:
+def generated_languages() -> list[str]:
+    """The languages whose toolchain is installed, for the generated runners."""
+    tsc = ROOT / "bindings" / "typescript" / "node_modules" / ".bin" / "tsc"
+    found = [name for name, tool in GENERATED_TOOLS.items() if shutil.which(tool) is not None]
+    return [name for name in found if name != "typescript" or tsc.exists()]
+
+
+def fuzz(seed: int, count: int, languages: list[str], generated: list[str] | None = None) -> Run:
     documents = generate(seed, count)
     run = Run(documents, [reference(*document) for document in documents])
     rng = random.Random(seed + 1)
@@ -486,6 +558,8 @@ def fuzz(seed: int, count: int, languages: list[str]) -> Run:
         _python_models(run)
         _generated_python(run, directory)
         _runners(run, directory, languages)
+        if generated:
+            _generated_runners(run, directory, generated)
     return run
 
 
@@ -494,9 +568,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--languages", default=",".join(RUNNERS), help="comma-separated; empty for none")
+    parser.add_argument(
+        "--generated",
+        default=",".join(generated_languages()),
+        help="languages whose `verify-contract generate` code runs too (default: those with a toolchain)",
+    )
     args = parser.parse_args(argv)
     languages = [name for name in args.languages.split(",") if name]
-    run = fuzz(args.seed, args.count, languages)
+    run = fuzz(args.seed, args.count, languages, [name for name in args.generated.split(",") if name])
     valid = sum(v.valid for v in run.expected)
     print(f"seed {args.seed}: {len(run.documents)} documents ({valid} valid), {len(run.problems)} disagreements")
     for problem in run.problems[:50]:
