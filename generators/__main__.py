@@ -108,11 +108,41 @@ def _generated_paths_on_disk() -> set[Path]:
     return found
 
 
+def _released_rewrites(artifacts: Artifacts) -> list[str]:
+    """Released files (hashed in schema/lock.json) the artifacts would change: a registry edit such as an
+    in-place rename reaches a released version's enum file, which no regeneration may rewrite."""
+    import hashlib
+
+    from verify_contract.diff.lock import LOCK_FILE, read_lock
+
+    if not (paths.ROOT / LOCK_FILE).is_file():
+        return []
+    problems = []
+    for version, files in read_lock(paths.ROOT)["versions"].items():
+        for name, locked in files.items():
+            path = paths.VERSIONS_DIR / version / name
+            text = artifacts.get(path)
+            if text is not None and "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest() != locked:
+                problems.append(str(path.relative_to(paths.ROOT)))
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generators", description=__doc__)
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if any artifact is stale")
     args = parser.parse_args(argv)
     artifacts = build_artifacts()
+    released = _released_rewrites(artifacts)
+    if released:
+        for name in released:
+            print(f"refusing to rewrite released file {name} (locked in schema/lock.json)", file=sys.stderr)
+        print(
+            "a released contract version never changes: undo the source edit that changes it (a registry kind "
+            "renamed or removed in place: deprecate it instead, with renamed_to, and register the new id in the "
+            "next version); nothing was written",
+            file=sys.stderr,
+        )
+        return 1
     stale = sorted(
         str(path.relative_to(paths.ROOT))
         for path, text in artifacts.items()

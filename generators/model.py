@@ -25,8 +25,30 @@ def _kind_data(kind: FailureKind) -> dict[str, Any]:
     return data
 
 
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def registry_at(kind_data: list[dict[str, Any]], version: str) -> list[dict[str, Any]]:
+    """The registry as ``version`` knows it: the kinds added up to it, deprecations made up to it.
+
+    A version's model hash covers this, not the whole registry, so registering or deprecating a kind in a
+    later version leaves every released version's model (and the code generated from it) as it was."""
+    key = _version_key(version)
+    seen = []
+    for kind in kind_data:
+        if _version_key(kind["added_in"]) > key:
+            continue
+        deprecated = kind.get("deprecated")
+        if deprecated is not None and _version_key(deprecated["in"]) > key:
+            kind = {**kind, "deprecated": None}
+        seen.append(kind)
+    return seen
+
+
 def resolved_models(bundles: dict[str, dict[str, Any]], kinds: list[FailureKind]) -> dict[str, dict[str, Any]]:
-    """``{version: model}``, oldest first. The hash covers the version's bundle, the registry and the facts."""
+    """``{version: model}``, oldest first. The hash covers the version's bundle, the registry as that version
+    knows it and the facts."""
     facts = contract_facts()
     kind_data = [_kind_data(kind) for kind in kinds]
     return {
@@ -35,7 +57,7 @@ def resolved_models(bundles: dict[str, dict[str, Any]], kinds: list[FailureKind]
             bundles,
             kind_data,
             facts,
-            sources={"bundle": bundles[version], "registry": kind_data, "contract": facts},
+            sources={"bundle": bundles[version], "registry": registry_at(kind_data, version), "contract": facts},
         )
         for version in bundles
     }

@@ -25,6 +25,7 @@ from verify_contract import validation
 from verify_contract.check_compose import Plan, build_plan, looks_at, minimal, pattern_of, refused
 from verify_contract.contract import ContractModel, Field, model_from_data
 from verify_contract.findings import Finding
+from verify_contract.schema_messages import json_text
 from verify_contract.semantic import ecma_search
 
 # Two values of each JSON type, unlike in every way a message could show (quotes, escapes, non-ASCII).
@@ -66,7 +67,7 @@ def _template(field: Field, probes: tuple[Any, Any], judged: list[list[Finding]]
     """The findings of the first probe, split at its repr, if the second probe's are the same joined by its
     repr (else None: the case is not worded by the repr alone)."""
     first, second = judged
-    old, new = repr(probes[0]), repr(probes[1])
+    old, new = json_text(probes[0]), json_text(probes[1])
     if not first or any(f.pointer != field.pointer for f in first):
         return None
     if old != new and any(f.message.count(old) != 1 for f in first):

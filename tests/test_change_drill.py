@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,30 +33,17 @@ from verify_contract.contract import model_from_data
 
 from corpus_lines import model_lines
 from drill_model import CASES, DEPRECATED_KIND, GYM_REQUIRED, LATEST, NEW_FIELDS, NEW_KIND, NEXT, documents, next_schema
+from repo_copy import ROOT, copy_repository, not_copied, run_in
 
 pytestmark = pytest.mark.change_drill
 
-ROOT = Path(__file__).resolve().parents[1]
 # What a maintainer may edit by hand for a contract change (README/docs prose aside).
 HAND_EDITABLE = ("schema/", "vectors/", "CHANGELOG.md", "SPEC.md")
-NOT_COPIED = (".git", ".venv", "node_modules", "target", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache")
-NOT_COPIED += ("dist", "dist-test")  # build output of the bindings
-NOT_COPIED += (".cache",)  # the Gym oracle's venvs (tests/gym_oracle), gigabytes the drill never reads
-BUILT_BINARIES = Path("bindings/go/bin")  # Go's build output (bindings/rust/src/bin is source)
 INVALID_CASES = sum(not valid for _, _, valid in CASES)
 
 
-def _env(copy: Path, **extra: str) -> dict[str, str]:
-    # The copy's package and generators come first (the editable install points at the original), and
-    # the copy's vectors.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFY_CONTRACT_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(copy / "bindings" / "python"), str(copy)])
-    env["VERIFY_CONTRACT_VECTORS"] = str(copy / "vectors")
-    return {**env, **extra}
-
-
 def _run(copy: Path, *args: str, timeout: int = 1200, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=copy, env=_env(copy, **env), capture_output=True, text=True, timeout=timeout)
+    return run_in(copy, *args, timeout=timeout, **env)
 
 
 def _hand_edit(copy: Path) -> None:
@@ -118,23 +103,11 @@ def _vectors() -> dict[str, Any]:
     return {"description": "the change drill's synthetic version", "spec": "SPEC.md#rules", "tests": tests}
 
 
-def _not_copied(relative: Path) -> bool:
-    return bool(set(relative.parts) & set(NOT_COPIED)) or relative.is_relative_to(BUILT_BINARIES)
-
-
-def _ignore(root: Path) -> Callable[[str, list[str]], set[str]]:
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        relative = Path(directory).relative_to(root)
-        return {name for name in names if _not_copied(relative / name)}
-
-    return ignore
-
-
 def _digests(root: Path) -> dict[str, str]:
     found = {}
     for path in root.rglob("*"):
         relative = path.relative_to(root)
-        if path.is_file() and not _not_copied(relative) and not path.name.endswith(".so"):
+        if path.is_file() and not not_copied(relative) and not path.name.endswith(".so"):
             found[relative.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
 
@@ -156,17 +129,7 @@ sys.exit(status)
 
 @pytest.fixture(scope="module")
 def drill(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[str]]]:
-    copy = tmp_path_factory.mktemp("drill") / "repo"
-    shutil.copytree(ROOT, copy, ignore=_ignore(ROOT))
-    modules = ROOT / "bindings" / "typescript" / "node_modules"
-    if modules.is_dir():
-        # A copy, not a symlink: the bindings part runs ci.sh, whose `npm ci` empties node_modules first.
-        shutil.copytree(modules, copy / "bindings" / "typescript" / "node_modules", symlinks=True)
-    target = ROOT / "bindings" / "rust" / "target"
-    if target.is_dir():
-        # The crates' builds from `make test`'s ci.sh run: the drill then compiles only the changed crate
-        # (minutes saved), and the copy keeps the repository's own build untouched.
-        shutil.copytree(target, copy / "bindings" / "rust" / "target", symlinks=True)
+    copy = copy_repository(tmp_path_factory.mktemp("drill") / "repo", with_builds=True)
     _hand_edit(copy)
     done = _run(copy, sys.executable, "-c", PYTHON_GENERATORS)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -49,7 +49,7 @@ def test_json_keeps_the_first_versions_keys(tmp_path: Path) -> None:
         (2, "reward-type", "error"),
         (4, "legacy-mask-only", "warning"),
     ]
-    assert report["findings"][0]["message"] == "/reward: '1.0' is not of type 'number'"
+    assert report["findings"][0]["message"] == '/reward: "1.0" is not of type "number"'
 
 
 @pytest.mark.parametrize("findings", [0, 1, 3])

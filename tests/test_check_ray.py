@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
 
 from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
 from verify_contract.check import CheckOptions, check_bytes, check_paths
 from verify_contract.inputs import Source, resolve
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION
+
+from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
 
 ray = pytest.importorskip("ray", reason="the [ray] extra (the test extra installs it)")
 pytestmark = pytest.mark.slow

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from object_store import BUCKET, S3, assert_same_report, closed_port, renamed, s3_server, write_corpus
 
 from verify_contract.check import CheckOptions, check_paths
 from verify_contract.inputs import is_url
+
+from object_store import BUCKET, S3, assert_same_report, closed_port, renamed, s3_server, write_corpus
 
 pytest.importorskip("s3fs", reason="the [s3] extra (the test extra installs it)")
 pytestmark = pytest.mark.slow

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import types
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import pytest
 
 from verify_contract.cli import main as cli
@@ -29,6 +31,7 @@ from verify_contract.jsonio import json_equal
 from verify_contract.vectors import Vector
 from verify_contract.versions import CONTRACT_VERSIONS
 
+from big_numbers import BIG_NUMBERS, same_numbers
 from conftest import VECTORS
 
 PY_TARGETS = ("python-typeddict", "python-dataclass", "python-pydantic")
@@ -312,3 +315,36 @@ def test_diff_reads_the_contract_version_of_a_vendored_file(tmp_path: Path, caps
     captured = capsys.readouterr()
     assert "implements contract 1.1.0" in captured.err
     assert "contract diff 1.1.0 -> 1.2.0" in captured.out
+
+
+@pytest.mark.parametrize("target", PY_TARGETS)
+@pytest.mark.parametrize("case", list(BIG_NUMBERS))
+def test_python_targets_keep_big_numbers_exactly(project: Path, target: str, case: str) -> None:
+    """2^53 + 1, 2^64 and 30 digits come back exactly; a 400-digit integer, beyond the doubles, is refused
+    with the target's own error (a ContractError or pydantic's ValidationError, never OverflowError)."""
+    text, _, refused = BIG_NUMBERS[case]
+    module = load(project, target, CONTRACT_VERSIONS[-1], "core")
+    decode, encode, _ = decoders(module, target)
+    if refused:
+        errors = (module.ContractError,) if target != "python-pydantic" else (pydantic.ValidationError,)
+        with pytest.raises(errors):
+            decode(json.loads(text))
+        return
+    assert same_numbers(json.dumps(encode(decode(json.loads(text)))), text)
+
+
+def test_pydantic_docstring_recommends_a_dump_that_keeps_a_legacy_mask(project: Path) -> None:
+    """Every dump the generated module's docstring recommends writes a legacy-only document back as it was,
+    so `check` finds it the same (no mask written from its default beside the legacy one)."""
+    from verify_contract.validation import validate
+
+    module = load(project, "python-pydantic", CONTRACT_VERSIONS[-1], "core")
+    recommended = re.findall(r"``((?:to_document|model_dump\w*)\([^`]*\))``", module.__doc__ or "")
+    assert "to_document()" in recommended and any(r.startswith("model_dump") for r in recommended), recommended
+    legacy_only = {"reward": 0.0, "instance_config": {"mask_sample": True}}
+    before = sorted(f.rule for f in validate(legacy_only).findings)
+    for call in recommended:
+        written = eval(f"document.{call}", {}, {"document": module.VerifyResponse.model_validate(legacy_only)})
+        document = json.loads(written) if isinstance(written, str) else written
+        assert document == legacy_only, call
+        assert sorted(f.rule for f in validate(document).findings) == before, call

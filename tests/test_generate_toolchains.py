@@ -6,10 +6,11 @@ each toolchain runs once: tsc (strict, exactOptionalPropertyTypes, noUncheckedIn
 go vet + go run, rustfmt + cargo build. The generated decoders are strict in all three languages, so
 invalid vectors must be refused. The Go and Rust decoders take the JSON text and enforce the contract's
 text rules they can see (a member name repeated at any depth, nesting deeper than the contract allows), so
-the raw-text vectors of those rules run through them too; TypeScript's decoder takes a parsed value, and
-the other raw-text rules are the JSON parser's (see tests/test_generate.py). Big integers: TypeScript's
-JSON.parse reads doubles, so the round trip is compared by value as the language parsed it (documented in
-the generated file).
+the raw-text vectors of those rules run through them too, and through TypeScript's ``parse<Root>(text)``.
+Big numbers (tests/big_numbers.py: 2^53 + 1, 2^64, 30 and 400 digits, doubles JavaScript would pad with
+zeros) must come back exactly or be refused: every target refuses the 400-digit integer, and Rust built
+without serde_json's ``arbitrary_precision`` refuses integers beyond 64 bits (it cannot hold them), while
+Rust beside the project's own crate (which turns the feature on) keeps them.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ import pytest
 
 from verify_contract.cli import main as cli
 from verify_contract.codegen import Request, render
+from verify_contract.contract import contract_model
 from verify_contract.jsonio import json_equal
 from verify_contract.versions import CONTRACT_VERSIONS
 
+from big_numbers import BIG_NUMBERS, same_numbers
 from conftest import VECTORS
 from drill_model import NEXT, documents, next_version_data
 
@@ -126,6 +129,23 @@ def text_cases() -> list[dict[str, Any]]:
     return found
 
 
+def big_cases(refuse_beyond_64_bits: bool = False) -> list[dict[str, Any]]:
+    """The big-number documents (latest version, core profile), each to come back exactly or be refused."""
+    return [
+        {
+            "id": case_id,
+            "combo": LATEST_CORE,
+            "text": text,
+            "instance": json.loads(text),
+            "valid": not refused and not (beyond_64_bits and refuse_beyond_64_bits),
+            "round_trip": True,
+            "exact": True,
+            "effective_mask": False,
+        }
+        for case_id, (text, beyond_64_bits, refused) in BIG_NUMBERS.items()
+    ]
+
+
 def emit(target: str, out: str, version: str, profile: str, **params: str) -> None:
     """Generate like a downstream project would: the CLI for shipped versions, the same renderer over the
     in-memory model for the synthetic next version."""
@@ -175,7 +195,9 @@ def judge(language: str, output: str, chosen: list[dict[str, Any]]) -> None:
             continue
         if not case["valid"]:
             continue
-        if case["round_trip"] and not json_equal(json.loads(line["encoded"]), json.loads(json.dumps(case["instance"]))):
+        if case.get("exact") and not same_numbers(line["encoded"], case["text"]):
+            problems.append(f"{case['id']}: numbers changed in the round trip: {line['encoded'][:300]}")
+        elif case["round_trip"] and not json_equal(json.loads(line["encoded"]), case["instance"]):
             problems.append(f"{case['id']}: round trip gave {line['encoded']}")
         expected = case["effective_mask"]
         if expected is None and not line["mask_refused"]:
@@ -244,21 +266,43 @@ GO_ENTRY = """	"{combo}": func(data []byte) (result, error) {{
 	}},"""
 
 
-def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
-    need("go", "go")
+def go_downstream(directory: Path) -> list[str]:
+    """A Go module holding every version and profile's generated package, built; its command line."""
     for version, profile in COMBOS:
         name = module(version, profile)
-        emit("go", str(tmp_path / name), version, profile, package=name)
-    assert cli(["generate", "constants", "--lang", "go", "--out", str(tmp_path / "kinds"), "--package", "kinds"]) == 0
-    (tmp_path / "go.mod").write_text("module example.com/downstream\n\ngo 1.22\n")
+        emit("go", str(directory / name), version, profile, package=name)
+    assert cli(["generate", "constants", "--lang", "go", "--out", str(directory / "kinds"), "--package", "kinds"]) == 0
+    (directory / "go.mod").write_text("module example.com/downstream\n\ngo 1.22\n")
     imports = "\n".join(f'\t"example.com/downstream/{module(v, p)}"' for v, p in COMBOS)
     entries = "\n".join(GO_ENTRY.format(combo=f"{v}/{p}", package=module(v, p), root=root_type(p)) for v, p in COMBOS)
-    (tmp_path / "main.go").write_text(GO_MAIN.format(imports=imports, entries=entries))
-    assert run(["gofmt", "-l", "."], tmp_path).strip() == "", "generated Go is not gofmt-clean"
-    run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
-    chosen = cases() + text_cases()
+    (directory / "main.go").write_text(GO_MAIN.format(imports=imports, entries=entries))
+    assert run(["gofmt", "-l", "."], directory).strip() == "", "generated Go is not gofmt-clean"
+    run(["go", "vet", "./..."], directory, GOFLAGS="-mod=mod")
+    run(["go", "build", "-o", "downstream", "."], directory, GOFLAGS="-mod=mod")
+    return [str(directory / "downstream")]
+
+
+def test_go_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("go", "go")
+    command = go_downstream(tmp_path)
+    chosen = cases() + text_cases() + big_cases()
     write_cases(tmp_path / "cases.json", chosen)
-    judge("go", run(["go", "run", ".", "cases.json"], tmp_path, GOFLAGS="-mod=mod"), chosen)
+    judge("go", run([*command, "cases.json"], tmp_path), chosen)
+
+
+def test_go_types_and_constants_share_a_package(tmp_path: Path) -> None:
+    """`generate go` and `generate constants --lang go` into one directory and package compile together."""
+    need("go", "go")
+    for args in (["go"], ["constants", "--lang", "go"]):
+        assert cli(["generate", *args, "--out", str(tmp_path / "contract"), "--package", "contract"]) == 0
+    (tmp_path / "go.mod").write_text("module example.com/shared\n\ngo 1.22\n")
+    main = 'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/shared/contract"\n)\n\n'
+    main += "func main() {\n\tfmt.Println(contract.ContractVersion, contract.RegistryVersion, "
+    main += "len(contract.Registered))\n}\n"
+    (tmp_path / "main.go").write_text(main)
+    run(["go", "vet", "./..."], tmp_path, GOFLAGS="-mod=mod")
+    kinds = len((contract_model(CONTRACT_VERSIONS[-1]).failure_kinds or {})["registered"])
+    assert run(["go", "run", "."], tmp_path, GOFLAGS="-mod=mod").split() == [CONTRACT_VERSIONS[-1]] * 2 + [str(kinds)]
 
 
 # -- Rust ----------------------------------------------------------------------------------------------
@@ -306,24 +350,37 @@ fn main() {{
 """
 
 
-def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
-    need("cargo", "rust")
-    src = tmp_path / "src"
+def rust_downstream(directory: Path, beside_the_crate: bool = False) -> list[str]:
+    """A crate holding every version and profile's generated module, built; its command line. Beside the
+    project's crate, serde_json's arbitrary_precision is on (Cargo unifies features)."""
+    src = directory / "src"
     for version, profile in COMBOS:
         emit("rust", str(src), version, profile, name=module(version, profile))
     assert cli(["generate", "constants", "--lang", "rust", "--out", str(src)]) == 0
-    (tmp_path / "Cargo.toml").write_text(RUST_CARGO)
-    shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
+    name = "beside" if beside_the_crate else "downstream"
+    cargo = RUST_CARGO.replace('name = "downstream"', f'name = "{name}"')
+    if beside_the_crate:
+        cargo += f'verify-contract = {{ path = "{(ROOT / "bindings" / "rust").as_posix()}" }}\n'
+    (directory / "Cargo.toml").write_text(cargo)
+    shutil.copy(RUST_LOCK, directory / "Cargo.lock")
     mods = "\n".join(f"mod {module(v, p)};" for v, p in COMBOS)
     arms = "\n".join(RUST_ARM.format(combo=f"{v}/{p}", module=module(v, p)) for v, p in COMBOS)
-    (src / "main.rs").write_text(RUST_MAIN.format(mods=mods, arms=arms))
+    main_rs = RUST_MAIN.format(mods=mods, arms=arms)
+    if beside_the_crate:  # the project's crate is used, not only linked
+        main_rs = main_rs.replace("fn main() {", 'fn main() {\n    let _ = verify_contract::parse_json(b"{}");', 1)
+    (src / "main.rs").write_text(main_rs)
     generated = [str(p) for p in src.glob("*.rs") if p.name != "main.rs"]
-    run(["rustfmt", "--check", "--edition", "2021", *generated], tmp_path)
-    run(["cargo", "build", "--quiet"], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
-    chosen = cases() + text_cases()
+    run(["rustfmt", "--check", "--edition", "2021", *generated], directory)
+    run(["cargo", "build", "--quiet"], directory, CARGO_TARGET_DIR=str(RUST_TARGET))
+    return [str(RUST_TARGET / "debug" / name)]
+
+
+def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("cargo", "rust")
+    command = rust_downstream(tmp_path)
+    chosen = cases() + text_cases() + big_cases(refuse_beyond_64_bits=True)
     write_cases(tmp_path / "cases.json", chosen)
-    binary = RUST_TARGET / "debug" / "downstream"
-    judge("rust", run([str(binary), "cases.json"], tmp_path), chosen)
+    judge("rust", run([*command, "cases.json"], tmp_path), chosen)
 
 
 # -- TypeScript ----------------------------------------------------------------------------------------
@@ -350,21 +407,22 @@ import {{ REGISTERED }} from "./failure_kinds.js";
 {imports}
 
 type Result = {{ ok: boolean; encoded?: string; mask?: boolean; mask_refused?: boolean }};
-const decoders: Record<string, (value: unknown) => Result> = {{
+const decoders: Record<string, (text: string) => Result> = {{
 {entries}
 }};
 
-function run(decode: (value: unknown) => unknown, mask: (value: unknown) => boolean, value: unknown): Result {{
-  let decoded: unknown;
+type Mask = (value: unknown) => boolean;
+function run<T>(parse: (text: string) => T, encode: (document: T) => string, mask: Mask, text: string): Result {{
+  let decoded: T;
   try {{
-    decoded = decode(value);
+    decoded = parse(text);
   }} catch {{
     return {{ ok: false }};
   }}
   try {{
-    return {{ ok: true, encoded: JSON.stringify(decoded), mask: mask(decoded), mask_refused: false }};
+    return {{ ok: true, encoded: encode(decoded), mask: mask(decoded), mask_refused: false }};
   }} catch {{
-    return {{ ok: true, encoded: JSON.stringify(decoded), mask: false, mask_refused: true }};
+    return {{ ok: true, encoded: encode(decoded), mask: false, mask_refused: true }};
   }}
 }}
 
@@ -374,28 +432,66 @@ const cases = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as Case[];
 for (const c of cases) {{
   const decode = decoders[c.combo];
   if (decode === undefined) throw new Error(c.combo);
-  console.log(JSON.stringify({{ id: c.id, ...decode(JSON.parse(c.text)) }}));
+  console.log(JSON.stringify({{ id: c.id, ...decode(c.text) }}));
 }}
 """
 
 
-def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
-    need("node", "typescript")
-    need(TSC, "typescript")
-    src = tmp_path / "src"
+def typescript_downstream(directory: Path) -> list[str]:
+    """A TypeScript project holding every version and profile's generated module, compiled; its command."""
+    src = directory / "src"
     for version, profile in COMBOS:
         emit("typescript", str(src), version, profile, name=module(version, profile))
     assert cli(["generate", "constants", "--lang", "typescript", "--out", str(src)]) == 0
     config = json.loads(json.dumps(TS_CONFIG))
     config["compilerOptions"]["typeRoots"] = [str(ROOT / "bindings" / "typescript" / "node_modules" / "@types")]
-    (tmp_path / "tsconfig.json").write_text(json.dumps(config))
-    (tmp_path / "package.json").write_text('{"type": "module"}\n')
+    (directory / "tsconfig.json").write_text(json.dumps(config))
+    (directory / "package.json").write_text('{"type": "module"}\n')
     imports = "\n".join(f'import * as {module(v, p)} from "./{module(v, p)}.js";' for v, p in COMBOS)
     entries = "\n".join(
-        f'  "{v}/{p}": (value) => run({module(v, p)}.decode{root_type(p)}, {module(v, p)}.effectiveMask, value),'
+        f'  "{v}/{p}": (text) => run({module(v, p)}.parse{root_type(p)}, {module(v, p)}.encode{root_type(p)}, '
+        f"{module(v, p)}.effectiveMask, text),"
         for v, p in COMBOS
     )
     (src / "main.ts").write_text(TS_MAIN.format(imports=imports, entries=entries))
-    run([str(TSC), "-p", "tsconfig.json"], tmp_path)
-    write_cases(tmp_path / "cases.json", cases())
-    judge("typescript", run(["node", "dist/main.js", "cases.json"], tmp_path), cases())
+    run([str(TSC), "-p", "tsconfig.json"], directory)
+    return ["node", str(directory / "dist" / "main.js")]
+
+
+def test_typescript_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
+    need("node", "typescript")
+    need(TSC, "typescript")
+    command = typescript_downstream(tmp_path)
+    chosen = cases() + text_cases() + big_cases()
+    write_cases(tmp_path / "cases.json", chosen)
+    judge("typescript", run([*command, "cases.json"], tmp_path), chosen)
+
+
+def test_rust_beside_the_project_crate_keeps_big_numbers(tmp_path: Path) -> None:
+    """A crate depending on both the project's crate and generated Rust: Cargo unifies serde_json's features,
+    so arbitrary_precision (the project's crate turns it on) is on for the generated code too. It decodes
+    every document (no refusal because of the feature) and keeps integers of any size exactly."""
+    need("cargo", "rust")
+    command = rust_downstream(tmp_path, beside_the_crate=True)
+    chosen = cases() + text_cases() + big_cases()
+    write_cases(tmp_path / "cases.json", chosen)
+    judge("rust beside the crate", run([*command, "cases.json"], tmp_path), chosen)
+
+
+def test_rust_generated_code_is_clippy_clean(tmp_path: Path) -> None:
+    """Clippy's default lints, warnings as errors, in an edition-2024 crate (where collapsible_if also fires
+    on `if let` blocks): the generated code of every profile of the latest version passes them."""
+    need("cargo", "rust")
+    need("cargo-clippy", "rust")
+    src = tmp_path / "src"
+    combos = [(CONTRACT_VERSIONS[-1], profile) for profile in ("core", "gym")]
+    for version, profile in combos:
+        emit("rust", str(src), version, profile, name=module(version, profile))
+    cargo = RUST_CARGO.replace('name = "downstream"', 'name = "clippy_clean"').replace("2021", "2024")
+    (tmp_path / "Cargo.toml").write_text(cargo)
+    shutil.copy(RUST_LOCK, tmp_path / "Cargo.lock")
+    mods = "\n".join(f"mod {module(v, p)};" for v, p in combos)
+    calls = "\n".join(f'    let _ = {module(v, p)}::decode("{{}}");' for v, p in combos)
+    (src / "main.rs").write_text(f"#![allow(dead_code)]\n{mods}\n\nfn main() {{\n{calls}\n}}\n")
+    lints = ["--", "-D", "warnings"]
+    run(["cargo", "clippy", "--quiet", *lints], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))

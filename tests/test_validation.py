@@ -44,7 +44,7 @@ def test_schema_violation_fallback() -> None:
     schemas give no such path, so the mapping is exercised directly)."""
     error = ValidationError("boom", validator="minimum", path=["somewhere"], instance=1, validator_value=2)
     assert validation._schema_rule(error, contract_model(LATEST_VERSION)) == [
-        ("schema-violation", "/somewhere: boom", ["somewhere"])
+        ("schema-violation", "/somewhere: 1 is less than the minimum of 2", ["somewhere"])
     ]
 
 

@@ -4,9 +4,14 @@
 
 Each document (one line of JSON text, one contract version and profile) goes through the reference
 (``parse_json`` + ``validate``), ``check`` (compiled pre-check, ``--reference-only``, ``--jobs 2``, JSONL and,
-for a sample, ``.json`` files), the pydantic models and TypedDicts (round trip of valid documents) and the
-TypeScript, Go and Rust conformance runners. Compared: verdict, error rule ids, effective mask, and that a
-valid document's round trip keeps every value. Exit 1 and print each disagreement (with the document) if
+for a sample, ``.json`` files), the pydantic models and TypedDicts (round trip of valid documents), the
+Python targets of ``verify-contract generate`` (TypedDict reader, dataclasses, pydantic: each version and
+profile, refusing with its own error type, never another exception), the TypeScript, Go and Rust
+conformance runners, and the TypeScript, Go and Rust code `verify-contract generate` writes (built as the
+toolchain tests build it: verdict, mask and exact round trip of every document whose defects are the text
+rules those decoders enforce; Rust beside the project's crate). The grammar holds big integers, padded
+doubles, deep unknown members and non-ASCII member names. Compared: verdict, error rule ids, effective mask,
+and that a valid document's round trip keeps every value. Exit 1 and print each disagreement (with the document) if
 any; every disagreement ever found is kept as a vector.
 """
 
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +36,7 @@ from verify_contract.findings import Severity
 from verify_contract.inputs import document_hint
 from verify_contract.jsonio import JSON_WHITESPACE, first_defect, json_equal
 from verify_contract.mask import MaskTypeError
+from verify_contract.versions import CONTRACT_VERSIONS, PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "vectors"
@@ -38,7 +45,9 @@ RUNNERS: dict[str, list[str]] = {
     "go": [str(ROOT / "bindings/go/bin/conformance")],
     "rust": [str(ROOT / "bindings/rust/target/release/conformance")],
 }
-COMBOS = [(v, p) for v in ("1.0.0", "1.1.0", "1.2.0") for p in ("core", "gym")]
+COMBOS = [(v, p) for v in CONTRACT_VERSIONS for p in PROFILES]
+# The `verify-contract generate` targets run in process, each version and profile (their refusal types).
+GENERATED_PYTHON = ("python-typeddict", "python-dataclass", "python-pydantic")
 JSON_FILE_SAMPLE = 300  # documents also checked as one .json file each
 
 # Values and spellings that have split implementations before.
@@ -59,6 +68,7 @@ NUMBERS = [
     "123456789012345678901234567890",
     "1" + "0" * 308,
     "1" + "0" * 309,
+    "1" + "0" * 399,
     "2e308",
     "1.7976931348623157e308",
     "1.7976931348623159e308",
@@ -111,6 +121,10 @@ MEMBERS = [
     "x",
     "reward\\u0000",
     "rew\\u0061rd",
+    "é",
+    "ключ",
+    "\\u00e9x",
+    "x_big",
 ]
 
 
@@ -151,6 +165,9 @@ VALID_VALUES = [
     "[]",
     '{"a": [1, 2.5, "b"]}',
     '[9007199254740993, {"k": 18446744073709551616}]',
+    "1.7037181445619378e+20",
+    "-314480692138891865775.89669797",
+    '{"a": {"b": {"c": [{"d": 123456789012345678901234567890, "é": [-18446744073709551616]}]}}}',
 ]
 
 
@@ -314,6 +331,69 @@ def _python_models(run: Run) -> None:
                 run.disagree("typeddict", index, f"round trip changed a value: {json.dumps(back)[:200]}")
 
 
+def _generated_modules(directory: Path) -> dict[tuple[str, str, str], Any]:
+    """(target, version, profile) -> the module ``verify-contract generate`` writes, imported."""
+    import importlib.util
+
+    from verify_contract.codegen import Request, render
+
+    modules: dict[tuple[str, str, str], Any] = {}
+    for target in GENERATED_PYTHON:
+        for version, profile in COMBOS:
+            name = f"fuzz_{target.replace('-', '_')}_{version.replace('.', '_')}_{profile}"
+            (text,) = render(Request(target, version, profile, {"name": name})).values()
+            path = directory / f"{name}.py"
+            path.write_text(text, encoding="utf-8")
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # dataclasses and pydantic resolve annotations through it
+            spec.loader.exec_module(module)
+            modules[(target, version, profile)] = module
+    return modules
+
+
+def _generated_codec(module: Any, target: str) -> tuple[Callable[[Any], Any], Callable[[Any], Any], type]:
+    """(decode, encode, the error it refuses with) of one generated module."""
+    root = "GymVerifyResponse" if hasattr(module, "GymVerifyResponse") else "VerifyResponse"
+    if target == "python-typeddict":
+        read = getattr(module, "read_gym_verify_response" if root.startswith("Gym") else "read_verify_response")
+        return read, lambda value: value, module.ContractError
+    cls = getattr(module, root)
+    if target == "python-dataclass":
+        return cls.from_dict, lambda value: value.to_dict(), module.ContractError
+    import pydantic
+
+    return cls.model_validate, lambda value: value.to_document(), pydantic.ValidationError
+
+
+def _generated_python(run: Run, directory: Path) -> None:
+    """Every parsed document through each generated Python target of its version and profile: accepted
+    exactly when the reference finds it valid, refused with the target's own error type (never another
+    exception), and a valid document's round trip keeps every value."""
+    modules = _generated_modules(directory)
+    for index, expected in enumerate(run.expected):
+        text, version, profile = run.documents[index]
+        parsed = parse_json(text.encode("utf-8"))
+        if parsed.finding is not None:
+            continue  # the JSON text rules are the parser's: these targets take a parsed document
+        for target in GENERATED_PYTHON:
+            decode, encode, refusal = _generated_codec(modules[(target, version, profile)], target)
+            try:
+                decoded = decode(parsed.document)
+            except refusal:
+                if expected.valid:
+                    run.disagree(target, index, "refuses a valid document")
+                continue
+            except Exception as error:  # a crash, not a refusal: always a disagreement
+                run.disagree(target, index, f"raised {type(error).__name__}: {str(error)[:120]}")
+                continue
+            if not expected.valid:
+                run.disagree(target, index, f"accepts an invalid document ({expected.rules})")
+            elif not same_value(expected.document, encode(decoded)):
+                run.disagree(target, index, "round trip changed a value")
+
+
 def same_value(original: Any, encoded: Any) -> bool:
     """Whether a round trip kept ``original``'s value: integers exactly, at any size; a number the
     reference holds as a float (a literal with a fraction or exponent) as that binary64, since a
@@ -375,6 +455,68 @@ def _runners(run: Run, directory: Path, languages: list[str]) -> None:
                 run.disagree(language, index, f"round trip changed a value: {json.dumps(line['encoded'])[:200]}")
 
 
+# The JSON text rules the generated Go, Rust and TypeScript decoders enforce (tests/test_generate_toolchains.py):
+# a document the reference refuses for another text rule (UTF-8, surrogates, ...) is the parser's, not theirs.
+GENERATED_TEXT_RULES = frozenset({"json-duplicate-key", "json-too-deep"})
+GENERATED_TOOLS = {"go": "go", "rust": "cargo", "typescript": "node"}
+
+
+def _generated_downstream(language: str, directory: Path) -> list[str]:
+    """Build the downstream project of tests/test_generate_toolchains.py for ``language``; its command line.
+    Rust is built beside the project's crate (serde_json's arbitrary_precision on: integers of any size)."""
+    for entry in (ROOT, ROOT / "tests"):  # run as a script: the generators and the toolchain tests' helpers
+        if str(entry) not in sys.path:
+            sys.path.insert(0, str(entry))
+    import test_generate_toolchains as toolchains
+
+    directory.mkdir(parents=True)
+    if language == "go":
+        return toolchains.go_downstream(directory)
+    if language == "rust":
+        return toolchains.rust_downstream(directory, beside_the_crate=True)
+    return toolchains.typescript_downstream(directory)
+
+
+def _generated_runners(run: Run, directory: Path, languages: list[str]) -> None:
+    """Each document whose defects, if any, are text rules the generated decoders enforce, through the
+    `verify-contract generate` code of its version and profile in each language: the verdict, the effective
+    mask (refused when the reference has none) and an exact round trip."""
+    chosen = [
+        index
+        for index, expected in enumerate(run.expected)
+        if expected.valid
+        or parse_json(run.documents[index][0].encode("utf-8")).finding is None
+        or set(expected.rules) <= GENERATED_TEXT_RULES
+    ]
+    cases = [{"id": str(i), "combo": f"{run.documents[i][1]}/{run.documents[i][2]}", "text": run.documents[i][0]}
+             for i in chosen]  # fmt: skip
+    (directory / "generated-cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+    for language in languages:
+        try:
+            command = _generated_downstream(language, directory / f"generated-{language}")
+        except AssertionError as error:
+            run.problems.append(f"generated {language}: the downstream project does not build: {str(error)[-500:]}")
+            continue
+        done = subprocess.run(
+            [*command, str(directory / "generated-cases.json")], capture_output=True, text=True, timeout=1800
+        )
+        if done.returncode != 0:
+            run.problems.append(f"generated {language} failed: {done.stderr[-500:]}")
+            continue
+        lines = {line["id"]: line for line in map(json.loads, filter(str.strip, done.stdout.split("\n")))}
+        for index in chosen:
+            expected, line = run.expected[index], lines.get(str(index))
+            name = f"generated {language}"
+            if line is None or line["ok"] is not expected.valid:
+                run.disagree(name, index, f"{'no result' if line is None else line['ok']} != valid {expected.valid}")
+            elif expected.valid and line["mask_refused"] is not (expected.mask is None):
+                run.disagree(name, index, f"mask refused={line['mask_refused']} but the reference's is {expected.mask}")
+            elif expected.valid and expected.mask is not None and line["mask"] is not expected.mask:
+                run.disagree(name, index, f"mask {line['mask']} != {expected.mask}")
+            elif expected.valid and not same_value(expected.document, json.loads(line["encoded"])):
+                run.disagree(name, index, f"round trip changed a value: {line['encoded'][:200]}")
+
+
 def generate(seed: int, count: int) -> list[tuple[str, str, str]]:
     rng = random.Random(seed)
     seeds = _seeds()
@@ -388,7 +530,14 @@ def generate(seed: int, count: int) -> list[tuple[str, str, str]]:
     return documents
 
 
-def fuzz(seed: int, count: int, languages: list[str]) -> Run:
+def generated_languages() -> list[str]:
+    """The languages whose toolchain is installed, for the generated runners."""
+    tsc = ROOT / "bindings" / "typescript" / "node_modules" / ".bin" / "tsc"
+    found = [name for name, tool in GENERATED_TOOLS.items() if shutil.which(tool) is not None]
+    return [name for name in found if name != "typescript" or tsc.exists()]
+
+
+def fuzz(seed: int, count: int, languages: list[str], generated: list[str] | None = None) -> Run:
     documents = generate(seed, count)
     run = Run(documents, [reference(*document) for document in documents])
     rng = random.Random(seed + 1)
@@ -407,7 +556,10 @@ def fuzz(seed: int, count: int, languages: list[str]) -> Run:
         _reference_paths_agree(run)
         _check_json_files(run, directory, rng)
         _python_models(run)
+        _generated_python(run, directory)
         _runners(run, directory, languages)
+        if generated:
+            _generated_runners(run, directory, generated)
     return run
 
 
@@ -416,9 +568,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--languages", default=",".join(RUNNERS), help="comma-separated; empty for none")
+    parser.add_argument(
+        "--generated",
+        default=",".join(generated_languages()),
+        help="languages whose `verify-contract generate` code runs too (default: those with a toolchain)",
+    )
     args = parser.parse_args(argv)
     languages = [name for name in args.languages.split(",") if name]
-    run = fuzz(args.seed, args.count, languages)
+    run = fuzz(args.seed, args.count, languages, [name for name in args.generated.split(",") if name])
     valid = sum(v.valid for v in run.expected)
     print(f"seed {args.seed}: {len(run.documents)} documents ({valid} valid), {len(run.problems)} disagreements")
     for problem in run.problems[:50]:

@@ -27,7 +27,8 @@ HINTS: tuple[tuple[str, str, str], ...] = (
     (
         "json-syntax",
         "byte order mark",
-        "a file starts with a byte order mark; save it as UTF-8 without one (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)",
+        "{where} starts with a byte order mark; save it as UTF-8 without one "
+        "(e.g. sed -i '{line}s/^\\xEF\\xBB\\xBF//' {path})",
     ),
     (
         "json-syntax",
@@ -48,10 +49,14 @@ MASKED_HINT_SHARE = 0.05
 
 
 def hints(report: Report) -> list[str]:
+    """Each hint whose finding occurs, naming the first such finding's place ({where}, {path}, {line})."""
     found = []
     for rule, text, hint in HINTS:
-        if any(f.finding.rule == rule and text in f.finding.message for f in report.findings):
-            found.append(hint)
+        first = next((f for f in report.findings if f.finding.rule == rule and text in f.finding.message), None)
+        if first is not None:
+            line = first.line or 1
+            where = first.path if first.line is None else f"{first.path}:{first.line}"
+            found.append(hint.format(where=where, path=first.path, line=line))
     if report.budget is None and report.total and report.masked > MASKED_HINT_SHARE * report.total:
         share = report.masked / report.total
         found.append(

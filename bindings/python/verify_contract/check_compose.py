@@ -37,6 +37,7 @@ from verify_contract.check_outcome import Outcome, facts
 from verify_contract.contract import ContractModel, Field, contract_model
 from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
+from verify_contract.schema_messages import json_text
 from verify_contract.semantic import ecma_search, semantic_findings
 from verify_contract.versions import Profile
 
@@ -232,8 +233,8 @@ def wording(version: str, profile: Profile) -> Wording | None:
 
 
 def fill(template: Template, value: Any, found: list[Finding]) -> None:
-    """Append the findings of a template for this value (jsonschema quotes an instance by its repr)."""
-    quoted = repr(value)
+    """Append the findings of a template for this value (a message quotes the value as JSON: json_text)."""
+    quoted = json_text(value)
     for rule, severity, parts, where in template:
         found.append(Finding(rule, severity, quoted.join(parts), where))
 

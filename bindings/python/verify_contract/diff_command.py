@@ -90,6 +90,9 @@ def register(commands: Any) -> None:
         help="judge the version bump instead: exit 1 only if it is smaller than the changes require",
     )
     diff.add_argument("--repo", help="git repository for revisions (default: the one around the current directory)")
-    diff.add_argument("--vectors", help="conformance vectors directory (default: the bundled corpus)")
+    diff.add_argument(
+        "--vectors",
+        help="conformance vectors directory (default: each side's own vectors/, else the bundled corpus)",
+    )
     diff.add_argument("--no-corpus", action="store_true", help="skip the conformance-corpus effect")
     diff.set_defaults(handler=run)

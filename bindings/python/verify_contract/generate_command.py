@@ -22,7 +22,7 @@ targets: {", ".join(TARGETS)}.
   python-pydantic   pydantic v2 models (strict; unknown keys kept; absent fields never written as null)
   python-typeddict  TypedDicts + a strict reader and effective_mask (standard library only)
   python-dataclass  frozen dataclasses with from_dict/to_dict (standard library only)
-  typescript        interfaces + decode<Root>() and effectiveMask() (no dependencies)
+  typescript        interfaces + parse<Root>(text), encode<Root>(), decode<Root>(), effectiveMask() (no dependencies)
   go                structs + Decode<Root>() and EffectiveMask() (standard library only)
   rust              serde structs + decode() and effective_mask() (serde, serde_json, fancy-regex)
   jsonschema        the bundled single-file JSON Schema of the version and profile

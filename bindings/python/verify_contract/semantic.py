@@ -12,6 +12,7 @@ from functools import cache
 
 from verify_contract.contract import Field, contract_model
 from verify_contract.findings import Finding, finding
+from verify_contract.schema_messages import json_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
         reward = value_at(document, reward_field.path)
         if isinstance(reward, float) and not math.isfinite(reward):
             where = reward_field.pointer
-            found.append(finding("reward-non-finite", f"{where}: {reward!r} is not a finite number", where))
+            found.append(finding("reward-non-finite", f"{where}: {json_text(reward)} is not a finite number", where))
     if kind_field is not None and kinds is not None:
         kind = value_at(document, kind_field.path)
         where = kind_field.pointer
@@ -101,7 +102,7 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
                 found.append(
                     finding(
                         "failure-kind-unregistered",
-                        f"{where}: {kind!r} is not registered at {version}; consumers treat it as a generic "
+                        f"{where}: {json_text(kind)} is not registered at {version}; consumers treat it as a generic "
                         "failure (use '<server>:<kind>' for an environment's own kinds)",
                         where,
                     )
@@ -109,10 +110,9 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
             deprecation = deprecations(version).get(kind)
             if deprecation is not None and kind in registered:
                 since, renamed_to = deprecation["in"], deprecation.get("renamed_to")
-                hint = f"; use {renamed_to!r}" if renamed_to else ""
-                found.append(
-                    finding("failure-kind-deprecated", f"{where}: {kind!r} is deprecated since {since}{hint}", where)
-                )
+                hint = f"; use {json_text(renamed_to)}" if renamed_to else ""
+                message = f"{where}: {json_text(kind)} is deprecated since {since}{hint}"
+                found.append(finding("failure-kind-deprecated", message, where))
     if mask_field is not None and legacy_field is not None:
         legacy = value_at(document, legacy_field.path)
         if isinstance(legacy, bool):

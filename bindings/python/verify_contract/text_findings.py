@@ -79,7 +79,8 @@ def syntax_message(tag: str, code: int | None = None) -> str:
 
 
 def located(line: int, column: int, message: str) -> str:
-    return f"line {line} column {column}: {message}"
+    # Counted within the document (a JSON Lines line is a document: its line 1), said so beside a file's line.
+    return f"line {line} column {column} of the document: {message}"
 
 
 def syntax_finding(tag: str, column: int, code: int | None = None, line: int = 1) -> Finding:

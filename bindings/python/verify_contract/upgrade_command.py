@@ -116,6 +116,8 @@ class UpgradeReport:
     refused: int = 0
     blank: int = 0
     messages: list[str] = field(default_factory=list)
+    first: str | None = None
+    """Where the first document to upgrade or refused is (``file:line``): named even with ``--quiet``."""
 
 
 def _lines(source: Source) -> Iterator[bytes]:
@@ -135,8 +137,10 @@ def _upgrade_one(raw: bytes, where: str, profile: Profile, report: UpgradeReport
     except UpgradeError as error:
         report.refused += 1
         report.messages.append(f"{where}: refused, left unchanged: {error}")
+        report.first = report.first or where
         return raw
     if changes:
+        report.first = report.first or where
         report.upgraded += 1
         report.messages.extend(f"{where}: {change}" for change in changes)
     return upgraded + ending
@@ -215,7 +219,8 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"upgrade to {LATEST_VERSION}: {report.documents} documents, {report.upgraded} upgraded, "
         f"{report.documents - report.upgraded - report.refused} already current, {report.refused} refused"
-        + (", would change" if args.check and changed else ""),
+        + (", would change" if args.check and changed else "")
+        + (f"; first: {report.first}" if args.quiet and report.first else ""),
         file=sys.stderr,
     )
     for problem in errors:
@@ -238,5 +243,7 @@ def register(commands: Any) -> None:
     mode.add_argument("--in-place", action="store_true", help="rewrite the inputs")
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if an upgrade is needed")
     parser.add_argument("--profile", choices=PROFILES, default=DEFAULT_PROFILE, help="default: %(default)s")
-    parser.add_argument("--quiet", "-q", action="store_true", help="only the summary line")
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="only the summary line (it names the first place to upgrade)"
+    )
     parser.set_defaults(handler=run)

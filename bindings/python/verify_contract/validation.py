@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from verify_contract.contract import ContractModel, RuleChoice, contract_model
 from verify_contract.failure_kind_info import Deprecation
 from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, json_pointer
+from verify_contract.schema_messages import json_text, schema_error_message
 from verify_contract.schemas import profile_reference, profile_schema, registry_of, schema_registry
 from verify_contract.semantic import deprecations, ecma_search, semantic_findings
 from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
@@ -87,7 +88,7 @@ class ValidationResult:
 
 
 _PYTHON_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object", list: "array"}
-_KIND_HINT = "'<domain>_<condition>' or '<server>:<kind>', lowercase"
+_KIND_HINT = '"<domain>_<condition>" or "<server>:<kind>", lowercase'
 
 
 def json_type(value: Any) -> str:
@@ -118,7 +119,7 @@ def _choose(choices: tuple[RuleChoice, ...], instance: Any) -> str:
 def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str, str, list[str | int]]]:
     """Map one jsonschema error to (rule id, message, instance path) triples, by the model's per-field rules."""
     path = list(error.absolute_path)
-    message = error.message
+    message = schema_error_message(error.validator, error.validator_value, error.instance)
     where = json_pointer(path)
     if error.validator == "required" and isinstance(error.instance, dict):
         required = cast("list[str]", error.validator_value)
@@ -130,7 +131,7 @@ def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str
                 triples.append((rule, f"{where}: {message}", path))
             else:
                 prefix = f"{'.'.join(map(str, path))}: " if path else ""
-                triples.append((rule, f"{prefix}required field {name!r} is missing", path))
+                triples.append((rule, f"{prefix}required field {json_text(name)} is missing", path))
         return triples
     if not path:
         choices = model.document_type_rules if not isinstance(error.instance, dict) else model.document_invalid_rules
@@ -141,7 +142,7 @@ def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str
     allowed = type_allowed(error.instance, field.types)
     rule = _choose(field.invalid_rules if allowed else field.type_rules, error.instance)
     if allowed and isinstance(error.instance, str) and where == model.roles.get("failure_kind"):
-        message = f"{error.instance!r} is not a failure-kind name ({_KIND_HINT})"
+        message = f"{json_text(error.instance)} is not a failure-kind name ({_KIND_HINT})"
     return [(rule, f"{where}: {message}", path)]
 
 

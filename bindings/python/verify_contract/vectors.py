@@ -62,29 +62,37 @@ class VectorFileError(ValueError):
     """A vector file breaks vectors.schema.json or repeats an id."""
 
 
-def _validator(directory: Path) -> Draft202012Validator:
-    return Draft202012Validator(json.loads((directory / SCHEMA_FILE).read_text(encoding="utf-8")))
-
-
 def load_vectors(directory: Path | None = None) -> list[Vector]:
     directory = directory or vectors_dir()
-    validator = _validator(directory)
+    files = [
+        (path.name, path.read_text(encoding="utf-8"))
+        for path in sorted(directory.glob("*.json"))
+        if path.name != SCHEMA_FILE
+    ]
+    return parse_vector_files(json.loads((directory / SCHEMA_FILE).read_text(encoding="utf-8")), files)
+
+
+def parse_vector_files(schema: Any, files: list[tuple[str, str]]) -> list[Vector]:
+    """Vectors from ``(file name, text)`` pairs (a directory, or a git revision's files), checked against
+    ``schema`` (vectors.schema.json); ``VectorFileError`` names the first file that breaks it."""
+    validator = Draft202012Validator(schema)
     loaded: list[Vector] = []
     seen: set[str] = set()
-    for path in sorted(directory.glob("*.json")):
-        if path.name == SCHEMA_FILE:
-            continue
-        data = json.loads(path.read_text(encoding="utf-8"))
+    for name, text in files:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise VectorFileError(f"{name}: not JSON: {error}") from error
         errors = sorted(validator.iter_errors(data), key=str)
         if errors:
-            raise VectorFileError(f"{path.name}: {errors[0].message} at {list(errors[0].absolute_path)}")
+            raise VectorFileError(f"{name}: {errors[0].message} at {list(errors[0].absolute_path)}")
         for test in data["tests"]:
             if test["id"] in seen:
-                raise VectorFileError(f"{path.name}: duplicate vector id {test['id']!r}")
+                raise VectorFileError(f"{name}: duplicate vector id {test['id']!r}")
             seen.add(test["id"])
             loaded.append(
                 Vector(
-                    file=path.name,
+                    file=name,
                     id=test["id"],
                     description=test["description"],
                     contract_version=test["contract_version"],

@@ -67,7 +67,19 @@ function rememberExact(container: object, key: string, lexeme: string): void {
 
 function numberText(container: object, key: string, value: number): string {
   const lexeme = EXACT_INTEGERS.get(container)?.get(key);
-  return lexeme !== undefined && Number(lexeme) === value ? lexeme : JSON.stringify(value);
+  return lexeme !== undefined && Number(lexeme) === value ? lexeme : doubleText(value);
+}
+
+/**
+ * A double with its shortest round-trip digits. Beyond 2^53, JSON.stringify pads those digits with zeros
+ * (1.7037181445619378e+20 becomes 170371814456193780000), which a reader keeping integers exact (SPEC.md
+ * 3.1) takes for another number: there it is written as Python writes it (exponent from 1e16 on, else
+ * the integer and ".0").
+ */
+function doubleText(value: number): string {
+  if (!Number.isFinite(value) || Math.abs(value) < 2 ** 53) return JSON.stringify(value);
+  const exponential = value.toExponential();
+  return Number(exponential.split("e")[1]) >= 16 ? exponential : `${value.toFixed(0)}.0`;
 }
 
 /** JSON.stringify for JSON values, except that integers parsed beyond 2^53 keep their exact literal. */

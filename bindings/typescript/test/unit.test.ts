@@ -237,6 +237,14 @@ describe("integers beyond 2^53 survive decode -> encode", () => {
     assert.equal(encode(decoded.value), text);
   });
 
+  test("a double beyond 2^53 is written with its shortest digits, as Python writes it", () => {
+    // JSON.stringify pads the digits with zeros: 170371814456193780000 is another integer to an exact reader.
+    const text = '{"reward":-3.144806921388919e+20,"x":1.7037181445619378e+20,"w":1e+16,"v":9007199254740994.0}';
+    const decoded = decode(text);
+    assert.ok(decoded.ok);
+    assert.equal(encode(decoded.value), text);
+  });
+
   test("a changed value is written as the new number", () => {
     const decoded = decode('{"reward":9007199254740993}');
     assert.ok(decoded.ok);

@@ -5,7 +5,9 @@ A target is a folder of Jinja2 templates (``templates/<target>/``, shipped in th
 downstream's own folder with ``--templates``). Every ``*.j2`` file not starting with ``_`` renders to one
 output file named after the template without ``.j2``; ``{name}`` and ``{package}`` in a template's name
 take the parameters. Files starting with ``_`` are macros to import. Each output starts with the header
-(verify_contract.codegen.header), so no template can forget it.
+(verify_contract.codegen.header), so no template can forget it: commented as the output's language
+comments, or as the template declares (``{# verify-contract header: // #}``, ``/* */``, or ``none`` when
+the template writes ``header_lines`` itself, which is then required near the top).
 """
 
 from __future__ import annotations
@@ -23,12 +25,28 @@ import jinja2
 
 from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
-from verify_contract.codegen.header import GeneratedHeader, header_lines
+from verify_contract.codegen.header import GeneratedHeader, header_lines, read_header
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
 from verify_contract.contract import ContractModel, contract_model, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
-_COMMENT_PREFIX = {".py": "#", ".pyi": "#", ".ts": "//", ".go": "//", ".rs": "//", ".yaml": "#", ".toml": "#"}
+# The header's comment style by output suffix: a line prefix, or a block's (opening, closing) marks. A
+# template can name its own (``{# verify-contract header: ... #}``); any other suffix gets ``#``.
+HeaderStyle = str | tuple[str, str] | None
+_SLASHES = (".ts", ".go", ".rs", ".java", ".kt", ".kts", ".scala", ".swift", ".js", ".mjs", ".c", ".h", ".cc", ".cpp")
+_COMMENT_STYLE: dict[str, HeaderStyle] = {
+    **dict.fromkeys((".py", ".pyi", ".yaml", ".yml", ".toml", ".sh", ".r"), "#"),
+    **dict.fromkeys((*_SLASHES, ".cs", ".hpp", ".dart", ".proto", ".php"), "//"),
+    **dict.fromkeys((".sql", ".lua", ".hs"), "--"),
+    **dict.fromkeys((".md", ".html", ".xml", ".svg"), ("<!--", "-->")),
+    ".css": ("/*", "*/"),
+}
+# ``{# verify-contract header: STYLE #}`` opening a template: STYLE is a line prefix (``//``), a block's
+# two marks (``/* */``), or ``none`` (the template writes ``header_lines`` itself, near its top).
+_HEADER_DIRECTIVE = re.compile(r"\A\{#-?\s*verify-contract header:\s*(?P<style>.*?)\s*-?#\}")
+# A package as the target language spells it: an identifier, or identifiers joined by "." (Java, Kotlin,
+# C#, Python), "::" (Rust, C++) or "/" (a Go import path's tail).
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|/)[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 class GenerateError(ValueError):
@@ -141,15 +159,39 @@ def render_template(folder: Path, name: str, context: dict[str, Any]) -> str:
     return _environment([folder, TEMPLATES / "_shared"]).get_template(name).render(context)
 
 
-def _header(text: str, filename: str, header: GeneratedHeader) -> str:
+def header_style(source: str, filename: str) -> HeaderStyle:
+    """The header style a template's source declares, else the one of its output's suffix ("#" if unknown)."""
+    found = _HEADER_DIRECTIVE.match(source)
+    if found is None:
+        return _COMMENT_STYLE.get(Path(filename).suffix.lower(), "#")
+    marks = found["style"].split()
+    if marks == ["none"]:
+        return None
+    if len(marks) == 1:
+        return marks[0]
+    if len(marks) == 2:
+        return (marks[0], marks[1])
+    raise GenerateError(f"{filename}: the header style is a line prefix, two block marks or none, not {marks}")
+
+
+def _header(text: str, filename: str, header: GeneratedHeader, style: HeaderStyle = "#") -> str:
     lines = header_lines(header)
     if filename.endswith(".json"):
         document = json.loads(text)
         if not isinstance(document, dict):
             raise GenerateError(f"{filename}: a generated JSON file must be an object (its header is $comment)")
         return json.dumps({"$comment": "  ".join(lines), **document}, indent=2, ensure_ascii=False) + "\n"
-    prefix = _COMMENT_PREFIX.get(Path(filename).suffix, "#")
-    return "".join(f"{prefix} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
+    if style is None:
+        if read_header(text) != header:
+            raise GenerateError(
+                f"{filename}: its template says `header: none` but does not write {{{{ header_lines }}}} near its "
+                "top (within 2,048 characters), where --check and --identify look for it"
+            )
+        return text
+    if isinstance(style, tuple):
+        opening, closing = style
+        return "".join(f"{opening} {line} {closing}\n" for line in lines) + "\n" + text.lstrip("\n")
+    return "".join(f"{style} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
 
 
 def _mask_roles(model: ContractModel) -> dict[str, str]:
@@ -176,8 +218,12 @@ def _params(request: Request) -> dict[str, str]:
     params = {**DEFAULT_PARAMS, **{k: v for k, v in request.params.items() if v is not None}}
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", params["name"]):
         raise GenerateError(f"--name {params['name']!r} is not an identifier (it names a module or file)")
-    if not re.fullmatch(r"[a-z_][a-z0-9_]*", params["package"]):
-        raise GenerateError(f"--package {params['package']!r} is not a lower-case identifier")
+    if request.templates is None and not re.fullmatch(r"[a-z_][a-z0-9_]*", params["package"]):
+        raise GenerateError(f"--package {params['package']!r} is not a lower-case identifier (a Go package name)")
+    if not _PACKAGE.fullmatch(params["package"]):
+        raise GenerateError(
+            f"--package {params['package']!r} is not a package name: identifiers joined by '.', '::' or '/'"
+        )
     if params["lang"] not in CONSTANTS_LANGUAGES:
         raise GenerateError(f"--lang must be one of {', '.join(CONSTANTS_LANGUAGES)}, not {params['lang']!r}")
     return params
@@ -216,6 +262,7 @@ def render(request: Request) -> dict[str, str]:
     else:
         context.update(view=views.kinds_view(model.raw), profile="-")
     header = GeneratedHeader(request.target, model.version, context["profile"], model.source_hash)
+    context["header_lines"] = header_lines(header)  # for a template that places the header itself
     env = _environment([folder, TEMPLATES / "_shared"])
     names = sorted(p.name for p in folder.iterdir() if p.suffix == ".j2" and not p.name.startswith("_"))
     if not names:
@@ -224,9 +271,10 @@ def render(request: Request) -> dict[str, str]:
     for name in names:
         output = name[: -len(".j2")].replace("{name}", params["name"]).replace("{package}", params["package"])
         try:
+            source = env.loader.get_source(env, name)[0] if env.loader is not None else ""
             text = env.get_template(name).render(context)
         except jinja2.TemplateError as error:
             where = f"{name}:{error.lineno}" if isinstance(error, jinja2.TemplateSyntaxError) else name
             raise GenerateError(f"template {where}: {error}") from None
-        files[output] = _header(text, output, header)
+        files[output] = _header(text, output, header, header_style(source, output))
     return files

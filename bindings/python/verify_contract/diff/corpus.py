@@ -17,11 +17,15 @@ from referencing.exceptions import NoSuchResource
 
 from verify_contract.diff.sides import VERIFY_RESPONSE_FILE, Side
 from verify_contract.jsonio import parse_json
+from verify_contract.schema_messages import schema_error_message
 from verify_contract.validation import ContractValidator
-from verify_contract.vectors import Vector, load_vectors
+from verify_contract.vectors import Vector, load_vectors, vectors_dir
 from verify_contract.versions import PROFILE_DEFINITIONS, Profile, version_key
 
 BASE = "https://verify-contract-diff.invalid"
+EXPLAINED_TAGS = frozenset({"later-field-type-conflict"})
+"""Vector tags that explain a verdict change the schema rules rightly call compatible (SPEC 3.6: a name an
+earlier version left unknown, used with another type, then declared)."""
 
 
 @dataclass(frozen=True)
@@ -52,9 +56,45 @@ class CorpusEffect:
     vectors: int
     compared: int
     changed: list[VerdictChange]
+    sources: tuple[str, ...] = ()
+    """Where the vectors came from: each side's own ``vectors/`` (``OLD main:vectors``), ``--vectors DIR``, or
+    the copy bundled with the package when neither side has any."""
+
+    @property
+    def unexplained(self) -> list[VerdictChange]:
+        """The verdict changes no explaining tag accounts for: each is a break the wire really has."""
+        return [c for c in self.changed if not EXPLAINED_TAGS & set(c.tags)]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"vectors": self.vectors, "compared": self.compared, "changed": [c.as_dict() for c in self.changed]}
+        return {
+            "vectors": self.vectors,
+            "compared": self.compared,
+            "sources": list(self.sources),
+            "changed": [c.as_dict() for c in self.changed],
+        }
+
+
+def corpus_of(old: Side, new: Side, directory: Path | None = None) -> tuple[list[Vector], tuple[str, ...]]:
+    """The vectors to judge a change with, and where they came from.
+
+    ``directory`` (``--vectors``) wins. Otherwise each side contributes its own tree's ``vectors/``, so a
+    reviewer on main comparing main with a branch sees the branch's new vectors as well as main's (a vector
+    both sides hold unchanged counts once); a side without vectors (a bare schema file, a generated file)
+    contributes none, and when neither has any the package's bundled vectors are used."""
+    if directory is not None:
+        return load_vectors(directory), (f"--vectors {directory}",)
+    merged: dict[tuple[str, str, str, str], Vector] = {}
+    sources: list[str] = []
+    for name, side in (("OLD", old), ("NEW", new)):
+        if side.vectors_at is None:
+            continue
+        sources.append(f"{name} {side.vectors_at.label}")
+        for vector in side.vectors_at.load():
+            merged.setdefault((vector.id, vector.profile, vector.contract_version, vector.text), vector)
+    if sources:
+        return list(merged.values()), tuple(sources)
+    bundled = vectors_dir()
+    return load_vectors(bundled), (f"bundled {bundled}",)
 
 
 def _refuse(uri: str) -> Resource[Any]:
@@ -85,7 +125,7 @@ def _first_error(validator: Validator, document: Any) -> str | None:
     if error is None:
         return None
     where = "/" + "/".join(str(part) for part in error.absolute_path)
-    return f"{where}: {error.message}"
+    return f"{where}: {schema_error_message(error.validator, error.validator_value, error.instance)}"
 
 
 def _not_after(version: str, limit: str) -> bool:
@@ -103,7 +143,11 @@ def corpus_effect(
     Vectors written for a later version than OLD are left out: under OLD their new fields are unknown keys, so
     they would all "change verdict" without telling the reviewer anything.
     """
-    loaded = vectors if vectors is not None else load_vectors(directory)
+    sources: tuple[str, ...] = ("given",)
+    if vectors is not None:
+        loaded = vectors
+    else:
+        loaded, sources = corpus_of(old, new, directory)
     if old.version is not None:
         loaded = [v for v in loaded if _not_after(v.contract_version, old.version)]
     before, after = _validators(old, "old"), _validators(new, "new")
@@ -128,4 +172,4 @@ def corpus_effect(
                     was or now or "",
                 )
             )
-    return CorpusEffect(len(loaded), compared, changed)
+    return CorpusEffect(len(loaded), compared, changed, sources)

@@ -11,6 +11,10 @@ from verify_contract.findings import Finding, Severity
 from verify_contract.versions import version_key
 
 ARROW = "->"
+MARKDOWN_LISTED = 50
+"""Rows of each markdown listing (changes of one severity, vectors changing verdict); the rest are counted."""
+MARKDOWN_CELL = 240
+"""Characters of one markdown table cell."""
 
 
 # A change is a ``Finding`` made by ``verify_contract.diff.rules.change``: its rule's verdict is in its context.
@@ -83,8 +87,18 @@ class Report:
         return [c for c in self.changes if _forbidden(c)]
 
     @property
+    def corpus_breaks(self) -> frozenset[Break]:
+        """What the corpus shows breaking: a vector valid before and not after breaks backward (new consumers
+        refuse an old producer's document), the reverse breaks forward. Explained changes are not counted."""
+        if self.corpus is None:
+            return frozenset()
+        return frozenset(Break.BACKWARD if v.old_valid else Break.FORWARD for v in self.corpus.unexplained)
+
+    @property
     def breaks(self) -> frozenset[Break]:
-        return frozenset(b for c in self.changes for b in _breaks(c))
+        """Who the change breaks, by the schema rules and by the corpus: the headline never says a direction
+        is intact above a listed vector that breaks it."""
+        return frozenset(b for c in self.changes for b in _breaks(c)) | self.corpus_breaks
 
     @property
     def compatibility(self) -> str:
@@ -111,7 +125,7 @@ class Report:
             "registry_compared": self.registry_compared,
             "changes": [change_dict(c) for c in self.changes],
             "corpus": self.corpus.as_dict() if self.corpus else None,
-            "notes": list(self.notes),
+            "notes": _notes(self),
         }
 
 
@@ -138,13 +152,35 @@ def render_text(report: Report) -> str:
         lines.append(f"forbidden changes (no version bump allows them): {len(report.forbidden)}")
     if report.corpus is not None:
         effect = report.corpus
-        lines.append(f"conformance corpus: {len(effect.changed)} of {effect.compared} vectors change verdict")
+        counts = f"{len(effect.changed)} of {effect.compared} vectors change verdict"
+        lines.append(f"conformance corpus ({_sources(effect)}): {counts}")
         for v in effect.changed:
             lines.append(
                 f"  {v.id} ({v.profile}): {_validity(v.old_valid)} {ARROW} {_validity(v.new_valid)}: {v.reason}"
             )
-    lines.extend(f"note: {note}" for note in report.notes)
+    lines.extend(f"note: {note}" for note in _notes(report))
     return "\n".join(lines)
+
+
+def _notes(report: Report) -> list[str]:
+    note = _corpus_note(report)
+    return [*report.notes, note] if note else list(report.notes)
+
+
+def _sources(effect: CorpusEffect) -> str:
+    return "vectors of " + ", ".join(effect.sources) if effect.sources else "vectors given"
+
+
+def _corpus_note(report: Report) -> str | None:
+    """Said when the corpus, not the rules, shows the break (the headline's directions include it)."""
+    schema_breaks = frozenset(b for c in report.changes for b in _breaks(c))
+    extra = report.corpus_breaks - schema_breaks
+    if not extra or report.corpus is None:
+        return None
+    return (
+        f"{len(report.corpus.unexplained)} vector(s) change verdict with no explaining tag: the wire breaks "
+        f"{direction_label(frozenset(extra))} although no schema rule says so; review them"
+    )
 
 
 def _validity(valid: bool) -> str:
@@ -152,7 +188,16 @@ def _validity(valid: bool) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    text = text.replace("\n", " ")
+    if len(text) > MARKDOWN_CELL:
+        text = text[: MARKDOWN_CELL - 1] + "\u2026"
+    return text.replace("|", "\\|")
+
+
+def _more(total: int, listed: int, what: str) -> list[str]:
+    if total <= listed:
+        return []
+    return ["", f"... and {total - listed} more {what} (`--format json` lists all)."]
 
 
 SECTIONS = (
@@ -183,21 +228,23 @@ def render_markdown(report: Report) -> str:
         if not chosen:
             continue
         lines += ["", f"#### {title}", "", "| rule | breaks | where | change |", "|---|---|---|---|"]
-        for c in chosen:
+        for c in chosen[:MARKDOWN_LISTED]:
             lines.append(f"| `{c.rule}` | {c.context['direction']} | `{_cell(c.where)}` | {_cell(c.message)} |")
+        lines += _more(len(chosen), MARKDOWN_LISTED, "changes")
     if not report.changes:
         lines += ["", "No changes."]
     if report.corpus is not None:
         effect = report.corpus
         lines += ["", "#### Conformance corpus", ""]
-        lines.append(f"{len(effect.changed)} of {effect.compared} vectors change verdict.")
+        lines.append(f"{len(effect.changed)} of {effect.compared} vectors change verdict ({_sources(effect)}).")
         if effect.changed:
             lines += ["", "| vector | profile | old | new | tags | reason |", "|---|---|---|---|---|---|"]
-            for v in effect.changed:
+            for v in effect.changed[:MARKDOWN_LISTED]:
                 lines.append(
-                    f"| `{v.id}` | {v.profile} | {_validity(v.old_valid)} | {_validity(v.new_valid)} | "
+                    f"| `{_cell(v.id)}` | {v.profile} | {_validity(v.old_valid)} | {_validity(v.new_valid)} | "
                     f"{_cell(', '.join(v.tags))} | {_cell(v.reason)} |"
                 )
-    for note in report.notes:
+            lines += _more(len(effect.changed), MARKDOWN_LISTED, "vectors")
+    for note in _notes(report):
         lines += ["", f"_Note: {note}_"]
     return "\n".join(lines) + "\n"

@@ -10,6 +10,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from verify_contract.registry import RegistryData, parse_registry
+from verify_contract.vectors import SCHEMA_FILE as VECTORS_SCHEMA_FILE
+from verify_contract.vectors import Vector, parse_vector_files
 from verify_contract.versions import version_key
 
 VERIFY_RESPONSE_FILE = "verify_response.schema.json"
@@ -34,6 +36,8 @@ class Side:
     registry: RegistryData | None = None
     versions: list[str] = field(default_factory=list)
     """Every contract version the side's tree knows (the registry's ``added_in`` must be one of them)."""
+    vectors_at: VectorsAt | None = None
+    """The conformance vectors of the side's own tree (a repository's ``vectors/``), when it has them."""
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -87,6 +91,34 @@ class GitTree:
         return sorted(done.stdout.decode("utf-8").split()) if done.returncode == 0 else []
 
 
+@dataclass(frozen=True)
+class VectorsAt:
+    """A side's ``vectors/`` directory, read only when the corpus effect is asked for."""
+
+    tree: Tree
+    directory: PurePosixPath
+    label: str
+    """How the report names it: ``main:vectors``, or the directory's path."""
+
+    def load(self) -> list[Vector]:
+        schema = _json(self.tree, self.directory / VECTORS_SCHEMA_FILE, self.label)
+        names = [n for n in self.tree.children(self.directory) if n.endswith(".json") and n != VECTORS_SCHEMA_FILE]
+        files = [(name, self.tree.read(self.directory / name) or "") for name in names]
+        return parse_vector_files(schema, files)
+
+
+def _vectors_at(tree: Tree, version_dir: PurePosixPath, label: str) -> VectorsAt | None:
+    """``<root>/vectors`` of a version directory laid out as ``<root>/schema/versions/<version>``."""
+    if version_dir.parent.name != "versions" or version_dir.parent.parent.name != "schema":
+        return None
+    directory = version_dir.parent.parent.parent / "vectors"
+    if tree.read(directory / VECTORS_SCHEMA_FILE) is None:
+        return None
+    if isinstance(tree, GitTree):
+        return VectorsAt(tree, directory, f"{label.partition(':')[0]}:{directory.as_posix()}")
+    return VectorsAt(tree, directory, str(tree.root / directory) if isinstance(tree, FsTree) else str(directory))
+
+
 def _json(tree: Tree, path: PurePosixPath, where: str) -> Any:
     text = tree.read(path)
     if text is None:
@@ -135,7 +167,7 @@ def _load_version_dir(tree: Tree, version_dir: PurePosixPath, label: str, main_f
     registry = None
     if registry_text is not None:
         registry = parse_registry(registry_text, versions, str(registry_where))
-    return Side(label, version, documents, registry, versions)
+    return Side(label, version, documents, registry, versions, _vectors_at(tree, version_dir, label))
 
 
 def _load_tree(tree: Tree, path: PurePosixPath, label: str) -> Side:

@@ -103,7 +103,7 @@ class VerifyResponse(ContractModel):
     """Core profile: what a trainer needs from one scored rollout."""
 
     reward: Annotated[
-        StrictInt | StrictFloat,
+        Annotated[StrictInt, Field(ge=-(2**1024 - 2**970 - 1), le=2**1024 - 2**970 - 1)] | StrictFloat,
         Field(description="The score of the rollout. A finite JSON number; integers are numbers. Booleans, strings and null are not."),
     ]
     mask_sample: Annotated[

@@ -82,7 +82,7 @@ Response = TypedDict(
 VerifyResponse = TypedDict(
     "VerifyResponse",
     {
-        "reward": Required[StrictInt | StrictFloat],
+        "reward": Required[Annotated[StrictInt, Field(ge=-(2**1024 - 2**970 - 1), le=2**1024 - 2**970 - 1)] | StrictFloat],
         "mask_sample": NotRequired[StrictBool],
         "failure_kind": NotRequired[Annotated[RegisteredFailureKind | FailureKindName, Field(union_mode="left_to_right")] | None],
         "failure_reason": NotRequired[StrictStr | None],
@@ -93,7 +93,7 @@ VerifyResponse = TypedDict(
 GymVerifyResponse = TypedDict(
     "GymVerifyResponse",
     {
-        "reward": Required[StrictInt | StrictFloat],
+        "reward": Required[Annotated[StrictInt, Field(ge=-(2**1024 - 2**970 - 1), le=2**1024 - 2**970 - 1)] | StrictFloat],
         "mask_sample": NotRequired[StrictBool],
         "failure_kind": NotRequired[Annotated[RegisteredFailureKind | FailureKindName, Field(union_mode="left_to_right")] | None],
         "failure_reason": NotRequired[StrictStr | None],
