@@ -44,7 +44,7 @@ def cap(message: str, limit: int = MESSAGE_LIMIT) -> str:
     return f"{message[:limit]}... ({len(message):,} characters)"
 
 
-MASKED_HINT_SHARE = 0.05
+MASKED_HINT_SHARE = 0.10
 """Without a budget, a run in which more than this share of documents is masked says so, once."""
 
 
