@@ -190,7 +190,7 @@ def test_the_junit_report_parses_with_one_testcase_per_case_and_check(broken_rep
 
 def test_the_text_report_ends_with_statistics(broken_report: dict[str, str]) -> None:
     lines = broken_report["text"].splitlines()
-    assert "contract: error [reward-type] /reward: '0.5' is not of type 'number'" in lines
+    assert 'contract: error [reward-type] /reward: "0.5" is not of type "number"' in lines
     tail = "\n".join(lines[-6:])
     assert "BREAKS THE CONTRACT" in tail and "latency ms: p50 " in tail
     assert "by check: probe-content-type 1, probe-contract 7, probe-determinism 1," in tail

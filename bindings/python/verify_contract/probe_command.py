@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(commands: Any) -> None:
     from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS
-    from verify_contract.probe._runner import DEFAULT_MAX_REQUESTS
+    from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: it imports httpx
 
     checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)
     probe = commands.add_parser(

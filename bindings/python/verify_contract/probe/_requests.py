@@ -20,6 +20,9 @@ from typing import Any
 
 from verify_contract.probe._checks import cap, reply_fields, request_fields
 
+DEFAULT_MAX_REQUESTS = 1000
+"""Requests a probe sends at most unless told (--max-requests): traffic is bounded by default."""
+
 CASE_KEYS = frozenset({"id", "request"})
 
 

@@ -24,11 +24,10 @@ from verify_contract.probe._checks import (
     compare_replies,
     judge_reply,
 )
-from verify_contract.probe._requests import Case
+from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS, Case
 from verify_contract.semantic import ABSENT
 from verify_contract.versions import LATEST_VERSION, Profile
 
-DEFAULT_MAX_REQUESTS = 1000
 RESENDS = 2
 
 
