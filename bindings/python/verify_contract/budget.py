@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import add, eq, floordiv, gt, sub, truediv
 
@@ -470,16 +470,17 @@ class FailureBudget:
     def record_run(
         self,
         count: int,
-        bad: list[tuple[int, int, str | None]],
+        offsets: Sequence[int],
+        states: bytes,
+        kinds: Sequence[str | None],
         where_of: Callable[[int], tuple[str, int | None]],
-        failure_rows: bool = False,
     ) -> list[BudgetEvent]:
-        """``count`` rollouts in a row, none grouped or identified, of which ``bad`` lists the masked or failed
-        ones as (offset in the run, state, kind), in order: what ``check`` feeds per chunk. The same as
-        ``record`` for each rollout (a test holds the two together), computed a list at a time: the windows by
-        bisection, the transitions by pattern search, so that a masked line costs check well under a
-        microsecond. ``where_of(offset)`` locates a rollout, asked only for an event. Only without
-        ``group_by`` and identity tracking."""
+        """``count`` rollouts in a row, none grouped or identified, of which the masked or failed ones are at
+        ``offsets`` (in the run, increasing), with their ``states`` (a byte each: ``MASKED`` or ``FAILED``) and
+        ``kinds``: what ``check`` feeds per chunk. The same as ``record`` for each rollout (a test holds the two
+        together), computed a list at a time: the windows by bisection, the transitions by pattern search, so
+        that a masked line costs check about a microsecond. ``where_of(offset)`` locates a rollout, asked only
+        for an event. Only without ``group_by`` and identity tracking."""
         if self.group_paths or self.track_identities:
             raise BudgetError("record_run() counts ungrouped, unidentified rollouts; record each rollout instead")
         scope = self.total
@@ -487,38 +488,38 @@ class FailureBudget:
         if base < self.min_samples <= base + count:
             # The first judged window falls in this run: if on a usable rollout, split the run there.
             cut = self.min_samples - base - 1  # offset of the rollout that fills it
-            if not any(offset == cut for offset, _, _ in bad):
-                head = [item for item in bad if item[0] < cut]
-                split = self.record_run(cut, head, where_of, failure_rows)
+            at = bisect_left(offsets, cut)
+            if at == len(offsets) or offsets[at] != cut:
+                split = self.record_run(cut, offsets[:at], states[:at], kinds[:at], where_of)
                 split += self.record(OK, None, (), where_of(cut))
-                rest = [(offset - cut - 1, state, kind) for offset, state, kind in bad if offset > cut]
-                split += self.record_run(count - cut - 1, rest, lambda o: where_of(o + cut + 1), failure_rows)
-                return split
+                rest = [offset - cut - 1 for offset in offsets[at:]]
+                later = self.record_run(count - cut - 1, rest, states[at:], kinds[at:], lambda o: where_of(o + cut + 1))
+                return split + later
         self.unidentified += count
-        scope.counts[OK] += count - len(bad)
-        if not bad:
+        n = len(offsets)
+        scope.counts[OK] += count - n
+        if not n:
             scope.seen = base + count
             scope.run = 0
             self._evict(scope)
             return []
-        n = len(bad)
-        offsets, states, raw_kinds = zip(*bad, strict=True)
-        labels = [kind or NO_KIND for kind in raw_kinds] if None in raw_kinds else list(raw_kinds)
-        kinds = scope.kinds
-        if len(kinds) + len(set(labels).difference(kinds)) > MAX_DISTINCT:  # the (other) label: one at a time
+        labels: list[str] = [kind or NO_KIND for kind in kinds]
+        known = scope.kinds
+        if len(known) + len(set(labels).difference(known)) > MAX_DISTINCT:  # the (other) label: one at a time
             capped = []
             for label in labels:
-                if label not in kinds and len(kinds) >= MAX_DISTINCT:
+                if label not in known and len(known) >= MAX_DISTINCT:
                     label = OTHER
-                kinds[label] += 1
+                known[label] += 1
                 capped.append(label)
             labels = capped
         else:
-            kinds.update(labels)
+            known.update(labels)
         window = self.window
         scope.counts[MASKED] += states.count(MASKED)
         scope.counts[FAILED] += states.count(FAILED)
         ords = list(map(add, offsets, repeat(base + 1, n)))
+        offset_of = offsets
         if self.track_blocks:
             blocks = map(floordiv, map(sub, ords, repeat(1, n)), repeat(window, n))
             for (block, label), times in Counter(zip(blocks, labels, strict=True)).items():
@@ -548,7 +549,7 @@ class FailureBudget:
                 longest, longest_at = length, match.end() - 1
         if longest > scope.longest:
             scope.longest, scope.longest_at = longest, ords[longest_at]
-            self.longest_where = where_of(offsets[longest_at])
+            self.longest_where = where_of(offset_of[longest_at])
         found: list[tuple[int, int, str, str]] = []  # (index, order at a rollout, rule, level)
         if self.max_consecutive is not None:
             limit = self.max_consecutive + 1  # the run length that breaches, reached once per run
@@ -583,7 +584,7 @@ class FailureBudget:
         events: list[BudgetEvent] = []
         for k, _, rule, level in sorted(found):
             window_kinds = Counter(all_labels[starts[k] : carried + k + 1])
-            where = where_of(offsets[k])
+            where = where_of(offset_of[k])
             event = self._event(
                 rule, level, None, rates[k], insides[k], sizes[k], run_at(k), window_kinds, where, ords[k]
             )

@@ -20,6 +20,7 @@ from verify_contract.budget import (
     ABSENT_GROUP,
     FAILED,
     MASKED,
+    NO_KIND,
     OK,
     FailureBudget,
     GroupPath,
@@ -57,6 +58,8 @@ def _status_states() -> bytes:
 
 
 STATUS_STATES = _status_states()
+_LINE_TO_BUDGET = bytes((value - 1) % 256 for value in range(256))
+"""A line's state byte to the budget's state (``budget.OK``, ``MASKED``, ``FAILED``)."""
 _BLANKS = re.compile(rb"\x00")
 
 
@@ -94,14 +97,14 @@ class ChunkFacts(Record):
         states: bytes,
         details: dict[int, Detail],
         sidecar: bool = False,
-        bad: list[tuple[int, int, str | None]] | None = None,
+        bad: tuple[list[int], bytes, list[str]] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
         self.states = states
         self.details = details  # every line's, when the budget groups or identifies rollouts
         self.sidecar = sidecar
-        # Otherwise the masked and failed lines alone, in order: (line index, state, failure kind).
+        # Otherwise the masked and failed lines alone, in order: their line indices, budget states, kinds.
         self.bad = bad
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -174,27 +177,33 @@ def chunk_facts(
     ``others``. With them, every line is parsed (measured in benchmarks/budget.py).
     """
     states = bytearray(statuses.translate(STATUS_STATES))
-    for index, outcome in unsettled.items():
-        states[index] = (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
     details: dict[int, Detail] = {}
     view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
     if not spec.every_line:
-        kinds: dict[int, str | None] = {
-            index: str(view[start:stop], "ascii") if start >= 0 else None for index, start, stop in masked_kinds
+        kinds: dict[int, str] = {
+            index: str(view[start:stop], "ascii") if start >= 0 else NO_KIND for index, start, stop in masked_kinds
         }
         cache = _kind_cache(version)
-        text_defects: dict[int, bool] = {}  # id(outcome) -> whether it is a JSON-text defect
+        judged: dict[int, tuple[int, bool]] = {}  # id(outcome) -> (state byte, a JSON-text defect?)
         for index, start, stop, key in others:
-            if states[index] not in (MASKED_LINE, FAILED_LINE):
-                continue
             outcome = unsettled[index]
-            text = text_defects.get(id(outcome))
-            if text is None:
-                text = text_defects[id(outcome)] = any(f.rule in TEXT_RULES for f in outcome.findings)
-            # A JSON-text defect has no single document, so no kind (SPEC 11.1).
-            kinds[index] = None if text else _line_kind(view[start:stop], key, statuses[index], cache)
-        bad = [(index, states[index] - 1, kinds[index]) for index in sorted(kinds)]
-        return ChunkFacts(path, first_line, bytes(states), {}, bad=bad)
+            known = judged.get(id(outcome))
+            if known is None:
+                state = (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
+                text = state == FAILED_LINE and any(f.rule in TEXT_RULES for f in outcome.findings)
+                known = judged[id(outcome)] = (state, text)
+            state, text = known
+            states[index] = state
+            if state != USABLE:  # a JSON-text defect has no single document, so no kind (SPEC 11.1)
+                kinds[index] = (
+                    NO_KIND if text else (_line_kind(view[start:stop], key, statuses[index], cache) or NO_KIND)
+                )
+        indices = sorted(kinds)
+        line_states = bytes(map(states.__getitem__, indices)).translate(_LINE_TO_BUDGET)
+        labels = list(map(kinds.__getitem__, indices))
+        return ChunkFacts(path, first_line, bytes(states), {}, bad=(indices, line_states, labels))
+    for index, outcome in unsettled.items():
+        states[index] = (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
     lines = bytes(chunk).split(b"\n")
     for index, state in enumerate(states):
         if not state:
@@ -306,11 +315,13 @@ class BudgetRun:
             # One pass over the masked and failed lines; usable ones are counted, not visited.
             bad = facts.bad
             if bad is None:  # a failures file's facts: every row listed in details
-                bad = [(i, byte - 1, details[i][0]) for i, byte in enumerate(states) if byte]
+                rows = [index for index, byte in enumerate(states) if byte]
+                kinds = [details[index][0] or NO_KIND for index in rows]
+                bad = (rows, bytes(states[index] for index in rows).translate(_LINE_TO_BUDGET), kinds)
+            indices, bad_states, labels = bad
             blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
-            if blanks:  # a rollout's offset in the run is its line index less the blank lines before it
-                offsets = map(sub, (i for i, _, _ in bad), map(bisect_right, repeat(blanks), (i for i, _, _ in bad)))
-                bad = [(offset, state, kind) for offset, (_, state, kind) in zip(offsets, bad, strict=True)]
+            # A rollout's offset in the run is its line index less the blank lines before it.
+            offsets = list(map(sub, indices, map(bisect_right, repeat(blanks), indices))) if blanks else indices
 
             def where_of(offset: int) -> tuple[str, int]:
                 index = offset  # the line of the offset-th rollout: the offset plus the blank lines before it
@@ -318,7 +329,7 @@ class BudgetRun:
                     index = offset + bisect_right(blanks, index)
                 return (path, first + index)
 
-            events = budget.record_run(len(states) - len(blanks), bad, where_of, facts.sidecar)
+            events = budget.record_run(len(states) - len(blanks), offsets, bad_states, labels, where_of)
         else:
             events = []
             absent = (ABSENT_GROUP,) * len(self.spec.group_paths)
