@@ -7,7 +7,7 @@ LANGUAGES := typescript go rust
 # GYM_ORACLE=0 skips the real-Gym tier inside `make test` (it needs a CPython 3.13; see .ci/run).
 GYM_ORACLE ?= 1
 
-.PHONY: setup demo test test-python generate lint fuzz fuzz-c
+.PHONY: setup demo test check test-python generate lint fuzz fuzz-c
 
 setup: $(VENV)/.installed
 
@@ -35,6 +35,12 @@ test: setup lint
 		if [ -f bindings/$$lang/ci.sh ]; then echo "== $$lang"; bash bindings/$$lang/ci.sh || exit 1; fi; \
 	done
 	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=$(GYM_ORACLE) $(PY) -m pytest
+
+# The quick loop: lint and every test but the slow ones (the change and release drills, the differential fuzzer's
+# CI run, the packages built for each language, moto and Ray, the Gym oracle tier); no language setup.
+check: setup lint
+	VERIFY_CONTRACT_GYM_ORACLE=0 $(PY) -m pytest -q -m "not slow and not drill and not change_drill" \
+		--ignore=tests/test_fuzz_differential.py --ignore=tests/test_packages.py --ignore=tests/gym_oracle
 
 # The differential fuzzer's long run (the CI-sized run, 20,000 documents, is part of `make test`).
 # Needs the conformance runners that `make test` builds. FUZZ_SEED and FUZZ_COUNT pick the run.
