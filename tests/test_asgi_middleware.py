@@ -197,3 +197,33 @@ def test_a_reply_over_max_body_goes_out_unjudged(mode: str) -> None:
     assert recorder.messages[0]["status"] == 200 and [m.get("body") for m in recorder.messages[1:]] == parts
     stats = middleware.stats()
     assert (stats["too_large"], stats["judged"], stats["replaced"]) == (1, 0, 0)
+
+
+def test_a_failure_budget_sees_every_judged_reply_and_logs_its_breach(caplog: pytest.LogCaptureFixture) -> None:
+    """With ``budget=``, the server's own replies feed a FailureBudget (SPEC 11): a storm of masked replies is
+    a breach logged when it happens, a breaking reply counts as failed, and stats() has the summary."""
+    from verify_contract.budget import FailureBudget
+
+    echo = {"responses_create_params": {}, "response": {"output": []}}
+    usable = json.dumps({"reward": 1.0, **echo}).encode()
+    masked = json.dumps({"reward": 0.0, "mask_sample": True, "failure_kind": "session_lost", **echo}).encode()
+    broken = json.dumps({"reward": "1", **echo}).encode()
+    budget = FailureBudget(max_masked=0.5, window=4)
+    replies = [usable, usable, broken, masked, masked, usable]
+    with caplog.at_level(logging.WARNING, logger="verify_contract.asgi"):
+        for body in replies:
+            recorder, seen = _Recorder(), []
+            middleware = VerifyContractMiddleware(_streaming_app([body], seen, recorder), budget=budget, log_interval=0)
+            asyncio.run(middleware(_scope(), _receive, recorder))
+            assert recorder.messages[1]["body"] == body  # observe mode: the reply is unchanged
+    summary = middleware.stats()["budget"]
+    assert (summary["rollouts"], summary["ok"], summary["masked"], summary["failed"]) == (6, 3, 2, 1)
+    assert summary["first_breach"]["rollout"] == 5 and summary["first_breach"]["kinds"] == {
+        "session_lost": 2,
+        "(none)": 1,
+    }
+    breaches = [r.getMessage() for r in caplog.records if "failure budget breach" in r.getMessage()]
+    assert breaches == [
+        "verify-contract middleware: failure budget breach: all rollouts: 75.0% masked or failed in "
+        "the last 4 rollouts (3 of 4; kinds: session_lost 2, (none) 1)"
+    ]

@@ -22,7 +22,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
@@ -35,6 +35,9 @@ from verify_contract.probe._checks import (
     wire_profile,
 )
 from verify_contract.versions import LATEST_VERSION, Profile
+
+if TYPE_CHECKING:
+    from verify_contract.budget import FailureBudget
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -83,7 +86,9 @@ class VerifyContractMiddleware:
     ``sample``: the share of replies judged (0 to 1); ``seed`` makes the draw reproducible. ``version`` and
     ``profile``: the contract to judge by (the latest version, the wire profile gym). ``registry``: a
     ``prometheus_client.CollectorRegistry`` to register ``verify_contract_middleware_replies_total`` and
-    ``verify_contract_middleware_findings_total`` in.
+    ``verify_contract_middleware_findings_total`` in. ``budget``: a ``verify_contract.budget.FailureBudget``
+    fed every judged reply (SPEC 11: masked, or failed when it breaks the contract); its warnings and breaches
+    are logged as they happen, and ``stats()["budget"]`` is its summary. It parses each judged reply once more.
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class VerifyContractMiddleware:
         max_body: int = 16 * 1024 * 1024,
         log_interval: float = 10.0,
         registry: Any = None,
+        budget: FailureBudget | None = None,
         seed: int | None = None,
         logger: logging.Logger = LOGGER,
     ) -> None:
@@ -119,6 +125,7 @@ class VerifyContractMiddleware:
         self._random = random.Random(seed)
         self._counters = _Counters()
         self._prometheus = _PrometheusCounters(registry) if registry is not None else None
+        self.budget = budget
         self._last_log = float("-inf")
         self._suppressed = 0
 
@@ -129,7 +136,11 @@ class VerifyContractMiddleware:
             outcomes = dict(self._counters.outcomes)
             rules = dict(sorted(self._counters.rules.items()))
         keys = ("seen", "judged", "ok", "breaking", "unsampled", "too_large", "replaced")
-        return {**{key: outcomes.get(key, 0) for key in keys}, "findings_by_rule": rules}
+        found = {**{key: outcomes.get(key, 0) for key in keys}, "findings_by_rule": rules}
+        if self.budget is not None:
+            with self._counters.lock:
+                found["budget"] = self.budget.summary()
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST" or scope.get("path") != self.path:
@@ -233,9 +244,25 @@ class VerifyContractMiddleware:
             self._prometheus.replies.labels("breaking" if broke else "ok").inc()
             for item in findings:
                 self._prometheus.findings.labels(item.rule).inc()
+        if self.budget is not None:
+            self._budget_observe(reply.body, broke)
         if findings:
             self._log(findings)
         return findings
+
+    def _budget_observe(self, body: bytes, broke: bool) -> None:
+        """The reply in the failure budget; a warning or a breach is logged once, when it happens."""
+        import orjson
+
+        try:
+            document = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            document = None  # not one JSON document: failed, as a consumer refuses it
+        assert self.budget is not None
+        with self._counters.lock:
+            events = self.budget.observe(document, valid=not broke)
+        for event in events:
+            self.logger.warning("verify-contract middleware: failure budget %s: %s", event.level, event.message)
 
     def _count(self, outcome: str) -> None:
         with self._counters.lock:
