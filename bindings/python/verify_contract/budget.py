@@ -391,29 +391,6 @@ class FailureBudget:
             self._step(scope, group, state, label, where, events)
         return events
 
-    def skip(self, count: int, where_at: Callable[[int], tuple[str, int | None]] | None = None) -> None:
-        """``count`` usable rollouts in a row, none grouped: what ``check`` feeds between masked lines without
-        looking at each (only allowed without ``group_by``). ``where_at(i)`` locates the i-th of them (0-based),
-        for the one event a usable rollout can cause: the first judged window (``min_samples``)."""
-        if count <= 0:
-            return
-        if self.group_paths:
-            raise BudgetError("skip() counts ungrouped rollouts; with group_by, record each rollout")
-        scope = self.total
-        before = scope.seen
-        if before < self.min_samples <= before + count:
-            # The first window to judge is reached inside the run: step to it and judge it (SPEC 11.2).
-            head = self.min_samples - before - 1
-            self.skip(head)
-            self.record(OK, None, (), None if where_at is None else where_at(head))
-            self.skip(count - head - 1)
-            return
-        scope.counts[OK] += count
-        scope.run = 0
-        scope.seen = before + count
-        self.unidentified += count
-        self._evict(scope)
-
     def _remember(
         self,
         identity: tuple[Any, ...] | None,
@@ -615,18 +592,17 @@ class FailureBudget:
         if rate > scope.worst:
             scope.worst = rate
             scope.worst_at = (ordinal, bad, size)
-        if self.max_masked is not None and rate > self.max_masked:
-            if not scope.breached:
-                scope.breached = True
-                self._emit("budget-masked-rate", "breach", scope, named, rate, bad, size, where, events, ordinal)
-        else:
-            scope.breached = False
-        if self.warn_masked is not None and rate > self.warn_masked:
-            if not scope.warned:
-                scope.warned = True
-                self._emit("budget-masked-rate", "warning", scope, named, rate, bad, size, where, events, ordinal)
-        else:
-            scope.warned = False
+        for level, bound, active in (
+            ("breach", self.max_masked, scope.breached),
+            ("warning", self.warn_masked, scope.warned),
+        ):
+            above = bound is not None and rate > bound
+            if above and not active:  # a scope enters a level once, and leaves it at a window within bounds
+                self._emit("budget-masked-rate", level, scope, named, rate, bad, size, where, events, ordinal)
+            if level == "breach":
+                scope.breached = above
+            else:
+                scope.warned = above
 
     def _named(self, group: tuple[str, ...] | None) -> dict[str, str] | None:
         return None if group is None else dict(zip(self.group_names, group, strict=True))

@@ -197,23 +197,32 @@ def _share_by_fork(sources: list[Source]) -> bool:
     return can_fork() and all(s.is_document or (s.file is not None and plain_file(s)) for s in sources)
 
 
-def check_sources(
-    sources: Iterable[Source], options: CheckOptions, progress: Progress | None = None, budget: BudgetRun | None = None
-) -> Report:
-    report = Report(options.version, options.profile, options.max_findings)
-    report.budget = budget
+def absorber(report: Report, progress: Progress | None) -> Callable[[Tally, int], None]:
+    """Merges task tallies, given in input order, into the report: the counts, then the budget's facts (the
+    budget is a stream, fed in order, and the facts leave the tally), then the progress line. Every engine
+    (one process, ``--jobs``, Ray) merges through it."""
     done_bytes = 0
 
     def absorb(tally: Tally, size: int) -> None:
         nonlocal done_bytes
         facts, tally.facts = tally.facts, []
         report.tally.merge(tally)
-        if budget is not None:
-            for chunk_facts in facts:  # in input order: the budget is a stream
-                budget.feed(chunk_facts)
+        if report.budget is not None:
+            for chunk_facts in facts:
+                report.budget.feed(chunk_facts)
         done_bytes += size
         if progress is not None:
             progress(done_bytes, report.lines)
+
+    return absorb
+
+
+def check_sources(
+    sources: Iterable[Source], options: CheckOptions, progress: Progress | None = None, budget: BudgetRun | None = None
+) -> Report:
+    report = Report(options.version, options.profile, options.max_findings)
+    report.budget = budget
+    absorb = absorber(report, progress)
 
     sources = list(sources)
     if options.jobs > 1 and _share_by_fork(sources):

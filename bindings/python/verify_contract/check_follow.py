@@ -131,6 +131,9 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     from verify_contract.check_budget import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check_command import format_json, format_text, write_outputs
 
+    if args.metrics_file:
+        from verify_contract.budget_metrics import write_metrics
+
     if len(args.paths) != 1 or args.paths[0] == "-" or os.path.isdir(args.paths[0]):
         print("verify-contract check: --follow follows one file (not stdin, a directory or several)", file=sys.stderr)
         return EXIT_USAGE
@@ -189,7 +192,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
                     budget.add_sidecar(side.path, read)
             if args.metrics_file and budget.budget.rollouts - refreshed >= budget.budget.window:
                 refreshed = budget.budget.rollouts
-                write_outputs(report, _only_metrics(args))
+                write_metrics(report, args.metrics_file)
             if args.fail_fast and budget.breached():
                 code = EXIT_BUDGET
                 break
@@ -219,9 +222,3 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
 def _read_more(read: SidecarRead, lines: list[bytes], first: int, path: str, budget: BudgetRun) -> SidecarRead:
     read.facts = sidecar_lines(lines, first, path, budget.spec, read)
     return read
-
-
-def _only_metrics(args: argparse.Namespace) -> argparse.Namespace:
-    import argparse
-
-    return argparse.Namespace(retry_list=None, metrics_file=args.metrics_file, plot=None)

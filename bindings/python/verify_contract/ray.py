@@ -28,6 +28,7 @@ from verify_contract.check import (
     _check_range_task,
     _document_tally,
     _in_order,
+    absorber,
     finish_budget,
     split_failures_files,
     with_budget,
@@ -322,18 +323,7 @@ def check_sources_ray(
     tasks = plan(sources, report, blocks, cpus)
     planned = time.perf_counter()
     spent = {"task_seconds": 0.0, "merge_seconds": 0.0, "result_bytes": 0.0}
-    done_bytes = 0
-
-    def absorb(tally: Tally, size: int) -> None:
-        nonlocal done_bytes
-        facts, tally.facts = tally.facts, []
-        report.tally.merge(tally)
-        if budget is not None:
-            for chunk_facts in facts:  # in input order, as check_sources feeds them
-                budget.feed(chunk_facts)
-        done_bytes += size
-        if progress is not None:
-            progress(done_bytes, report.lines)
+    absorb = absorber(report, progress)
 
     place = _in_order(absorb)
     results: dict[int, tuple[Tally, str | None]] = {}
