@@ -270,14 +270,38 @@ def test_plot_is_written_and_shows_the_storm(storm: Path, tmp_path: Path, capsys
     assert blue.mean() > 0.02
 
 
+# Lines that break the contract, as the random streams below draw them: (text, the document a trainer
+# would hand observe(), None for a JSON-text defect), each taking its failure kind from a different place.
+BROKEN_LINES = [
+    ('{"reward": "0.5"}', {"reward": "0.5"}),
+    # the kind of a contract-invalid line the pre-check read whole comes from the pre-check
+    ('{"reward": "0.5", "mask_sample": true, "failure_kind": "judge_failed"}', None),
+    # a JSON-text defect: no document, so no kind
+    ('{"reward": 0.5, "mask_sample": tru', None),
+    # no failure_kind: the kind is the failures-file member's (the line is parsed)
+    ('{"reward": "0.5", "_ng_failure_class": "agent_run_error"}', None),
+    # an escape in the kind: the line is parsed
+    ('{"reward": "0.5", "failure_kind": "judge\\u005ffailed"}', None),
+]
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @pytest.mark.parametrize("seed", range(60))
-def test_bulk_feeding_equals_rollout_by_rollout(seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """check's per-chunk pass (record_run: usable rollouts counted, not visited) against observe() on every
-    document, on random streams (blank lines, masks, kinds, invalid lines, failures rows), settings and
+def test_bulk_feeding_equals_rollout_by_rollout(
+    seed: int, compiled: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check's per-chunk pass (record_run: usable rollouts counted, not visited; the compiled pre-check's
+    failure kinds and windows, or the Python ones without it) against observe() on every document, on random
+    streams (blank lines, masks, kinds, invalid lines of every kind source, failures rows), settings and
     chunkings: the same summary, events, and where they happened."""
     import random
 
-    from verify_contract import inputs
+    from verify_contract import fastpath, inputs
+
+    if not compiled:
+        monkeypatch.setattr(fastpath, "_native", None)
+    elif fastpath._native is None:
+        pytest.skip("the compiled pre-check is not built")
 
     chance = random.Random(seed)
     window = chance.choice([1, 2, 3, 5, 8, 13])
@@ -296,8 +320,10 @@ def test_bulk_feeding_equals_rollout_by_rollout(seed: int, tmp_path: Path, monke
             lines.append("")
             continue
         if draw < 0.08:
-            lines.append('{"reward": "0.5"}')  # breaks the contract: failed
-            library.observe({"reward": "0.5"}, ("x", number), valid=False)
+            text, parsed = chance.choice(BROKEN_LINES)  # breaks the contract: failed
+            broken = json.loads(text) if parsed is None and text.endswith("}") else parsed
+            lines.append(text)
+            library.observe(broken, ("x", number), valid=False)
             continue
         document: dict[str, Any] = {"reward": chance.random()}
         if chance.random() < storm_share:
@@ -305,6 +331,8 @@ def test_bulk_feeding_equals_rollout_by_rollout(seed: int, tmp_path: Path, monke
             kind = chance.choice([None, "session_lost", "judge_failed", "browser:tab_crashed"])
             if kind:
                 document["failure_kind"] = kind
+            elif chance.random() < 0.3:
+                document["_ng_failure_class"] = "agent_request_failed"
         lines.append(json.dumps(document))
         library.observe(document, ("x", number))
     path = tmp_path / "x"
@@ -314,7 +342,8 @@ def test_bulk_feeding_equals_rollout_by_rollout(seed: int, tmp_path: Path, monke
         library.observe_failure(row, ("x_failures", number))
     monkeypatch.setattr(inputs, "CHUNK_BYTES", chance.choice([64, 300, 1 << 20]))
     cli = BudgetRun(FailureBudget(**settings), FactSpec())
-    check.check_paths([path], options=CheckOptions(facts=cli.spec), budget=cli, sidecars=False)
+    options = CheckOptions(facts=cli.spec, fast=compiled)  # fast=False: no field table, every line read
+    check.check_paths([path], options=options, budget=cli, sidecars=False)
     from verify_contract.check_budget import SidecarRead, sidecar_lines
 
     read = SidecarRead()

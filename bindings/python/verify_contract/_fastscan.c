@@ -129,6 +129,7 @@ typedef struct {
     size_t event_len;
     const uint8_t *start[F_COUNT];
     const uint8_t *stop[F_COUNT];
+    int scanned; /* the whole document was read (SCAN_OK): the field spans above are the line's */
 } Fields;
 
 static Key keys[KEY_STACK];
@@ -1349,6 +1350,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
     int unsure = 1; /* the scan left the line's text undecided */
     *status = STATUS_TEXT;
     *keyed = 0;
+    f->scanned = 0;
     if (p < end && *p == '{') {
         if (table.count < 16) memset(f->type, 0, 16); /* a constant size: inlined */
         else memset(f->type, 0, (size_t)table.count + 1);
@@ -1358,6 +1360,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
         int result = scan_document(p, end, f, &eol);
         unsure = result == SCAN_UNSURE;
         if (result == SCAN_OK) {
+            f->scanned = 1;
             *status = classify(f, kinds);
             if (*status == STATUS_CONTRACT) {
                 contract_key(f, key);
@@ -1388,23 +1391,107 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
 
 #ifndef FASTSCAN_CORE_ONLY
 PyDoc_STRVAR(scan_doc,
-             "scan(buffer, fields, kinds, masked=False) -> (statuses, others[, masked_kinds])\n\n"
-             "Classify every newline-terminated line of buffer (the last line may lack its newline).\n"
+             "scan(buffer, fields, kinds, budget=None) -> (statuses, others[, line_kinds, reread])\n\n"
+             "Classify every newline-terminated line of buffer (the last line may lack its own newline).\n"
              "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
-             "neither blank nor clean, key being a memo key (bytes) or None. With masked true, masked_kinds\n"
-             "lists (index, start, end) of each clean line whose effective mask is true: the span of its\n"
-             "failure kind's characters (a clean kind has no escape), or (index, -1, -1) without a kind.");
+             "neither blank nor clean, key being a memo key (bytes) or None.\n"
+             "With budget (bytes: a member name, quoted, whose presence means a line's failure kind may come\n"
+             "from elsewhere than the failure-kind field), the failure budget's view of each line the scan\n"
+             "read whole, other than clean unmasked ones: line_kinds maps the line's index to its failure kind\n"
+             "(the field's string value) or None (no kind field and no budget member name in the line), and\n"
+             "reread lists (index, start, end) of the lines it could not say (an escape in the kind, or the\n"
+             "member name present). Lines it did not read whole are in neither.");
+
+/* Failure-kind strings made once per distinct value in a scan: a run has a few kinds, repeated. */
+#define KIND_CACHE 64
+typedef struct {
+    PyObject *text[KIND_CACHE];
+    Py_ssize_t len[KIND_CACHE];
+    const char *utf8[KIND_CACHE];
+} KindStrings;
+
+static PyObject *kind_string(KindStrings *cache, const uint8_t *s, size_t n) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
+    size_t slot = h % KIND_CACHE;
+    if (cache->text[slot] && (size_t)cache->len[slot] == n && memcmp(cache->utf8[slot], s, n) == 0) {
+        Py_INCREF(cache->text[slot]);
+        return cache->text[slot];
+    }
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, NULL);
+    if (!text) return NULL;
+    Py_ssize_t len;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &len);
+    if (!utf8) {
+        Py_DECREF(text);
+        return NULL;
+    }
+    Py_XDECREF(cache->text[slot]);
+    Py_INCREF(text);
+    cache->text[slot] = text;
+    cache->len[slot] = len;
+    cache->utf8[slot] = utf8;
+    return text;
+}
+
+static int contains(const uint8_t *s, const uint8_t *end, const uint8_t *needle, size_t n) {
+    if (!n) return 0;
+    while ((size_t)(end - s) >= n) {
+        const uint8_t *at = memchr(s, needle[0], (size_t)(end - s) - n + 1);
+        if (!at) return 0;
+        if (memcmp(at, needle, n) == 0) return 1;
+        s = at + 1;
+    }
+    return 0;
+}
+
+/* The failure kind of a line read whole (f->scanned): a new reference to its str, Py_None (no kind), or
+ * NULL with *reread set (the caller parses the line) or, on a Python error, NULL with it clear. */
+static PyObject *line_kind(const Fields *f, const uint8_t *q, const uint8_t *eol, const Py_buffer *needle,
+                           KindStrings *cache, int *reread) {
+    *reread = 0;
+    if (table.kind && f->type[table.kind] == T_STR) {
+        const uint8_t *s = f->start[table.kind] + 1, *e = f->stop[table.kind] - 1; /* inside the quotes */
+        if (e > s) {
+            if (memchr(s, '\\', (size_t)(e - s))) {
+                *reread = 1;
+                return NULL;
+            }
+            return kind_string(cache, s, (size_t)(e - s));
+        }
+    }
+    /* no kind string: the kind may come from the member the caller named (SPEC 11.1); a line read whole
+     * names no member with an escape (scan_document leaves those to the reference) */
+    if (contains(q, eol, (const uint8_t *)needle->buf, (size_t)needle->len)) {
+        *reread = 1;
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static int add_span(PyObject *list, Py_ssize_t index, Py_ssize_t start, Py_ssize_t stop) {
+    PyObject *item = Py_BuildValue("(nnn)", index, start, stop);
+    if (!item) return -1;
+    int failed = PyList_Append(list, item) < 0;
+    Py_DECREF(item);
+    return failed ? -1 : 0;
+}
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer buf, fields, kinds;
-    int want_masked = 0; /* the failure budget (check_budget) reads the kind of each clean masked line */
-    if (!PyArg_ParseTuple(args, "y*y*y*|p", &buf, &fields, &kinds, &want_masked)) return NULL;
+    Py_buffer buf, fields, kinds, needle = {0};
+    PyObject *budget = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*|O", &buf, &fields, &kinds, &budget)) return NULL;
+    int want_kinds = budget != Py_None; /* the failure budget (check_budget) reads lines' failure kinds */
     const uint8_t *base = (const uint8_t *)buf.buf;
     const uint8_t *end = base + buf.len;
     static Kinds kind_table;
     const char *bad = NULL;
-    if (!load_kinds(&kind_table, (const uint8_t *)kinds.buf, (size_t)kinds.len))
+    if (want_kinds && PyObject_GetBuffer(budget, &needle, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        want_kinds = 0;
+        bad = "budget: expected None or bytes";
+    } else if (!load_kinds(&kind_table, (const uint8_t *)kinds.buf, (size_t)kinds.len))
         bad = "kinds: expected at most 512 names as \\0a\\0b\\0";
     else if (!load_table((const uint8_t *)fields.buf, (size_t)fields.len))
         bad = "fields: not a field table (see fastpath.field_table)";
@@ -1412,15 +1499,19 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         PyBuffer_Release(&buf);
         PyBuffer_Release(&fields);
         PyBuffer_Release(&kinds);
+        if (want_kinds) PyBuffer_Release(&needle);
         PyErr_SetString(PyExc_ValueError, bad);
         return NULL;
     }
     size_t capacity = (size_t)buf.len / 64 + 64;
     uint8_t *out = PyMem_Malloc(capacity);
     PyObject *others = PyList_New(0);
-    PyObject *masked = want_masked ? PyList_New(0) : NULL;
+    PyObject *line_kinds = want_kinds ? PyDict_New() : NULL;
+    PyObject *reread = want_kinds ? PyList_New(0) : NULL;
     PyObject *statuses = NULL;
-    if (!out || !others || (want_masked && !masked)) goto fail;
+    KindStrings cache;
+    memset(&cache, 0, sizeof cache);
+    if (!out || !others || (want_kinds && (!line_kinds || !reread))) goto fail;
     Py_ssize_t index = 0;
     Fields f;
     KeyBuf key;
@@ -1449,36 +1540,48 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 goto fail;
             }
             Py_DECREF(item);
-        } else if (masked && status != STATUS_BLANK && ((status - 1) & 1)) { /* classify: 1 + masked + ... */
-            Py_ssize_t start = -1, stop = -1;
-            if (f.type[table.kind] == T_STR) {
-                start = (Py_ssize_t)(f.start[table.kind] + 1 - base);
-                stop = (Py_ssize_t)(f.stop[table.kind] - 1 - base);
+        }
+        /* classify: 1 + masked + ...; a clean unmasked line is a usable rollout whatever its kind */
+        if (want_kinds && f.scanned && (status == STATUS_TEXT || status == STATUS_CONTRACT || ((status - 1) & 1))) {
+            int again;
+            PyObject *kind = line_kind(&f, q, next, &needle, &cache, &again);
+            if (kind) {
+                PyObject *at = PyLong_FromSsize_t(index);
+                int failed = !at || PyDict_SetItem(line_kinds, at, kind) < 0;
+                Py_XDECREF(at);
+                Py_DECREF(kind);
+                if (failed) goto fail;
+            } else if (!again) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto fail;
+                PyErr_Clear(); /* not UTF-8 the reference would read: the line is read by the caller */
+                again = 1;
             }
-            PyObject *item = Py_BuildValue("(nnn)", index, start, stop);
-            if (!item || PyList_Append(masked, item) < 0) {
-                Py_XDECREF(item);
-                goto fail;
-            }
-            Py_DECREF(item);
+            if (again && add_span(reread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)) < 0) goto fail;
         }
         q = next;
     }
     statuses = PyBytes_FromStringAndSize((const char *)out, index);
     if (!statuses) goto fail;
     PyMem_Free(out);
+    for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
-    if (masked) return Py_BuildValue("(NNN)", statuses, others, masked);
+    if (want_kinds) {
+        PyBuffer_Release(&needle);
+        return Py_BuildValue("(NNNN)", statuses, others, line_kinds, reread);
+    }
     return Py_BuildValue("(NN)", statuses, others);
 fail:
     PyMem_Free(out);
+    for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
     Py_XDECREF(others);
-    Py_XDECREF(masked);
+    Py_XDECREF(line_kinds);
+    Py_XDECREF(reread);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
+    if (want_kinds) PyBuffer_Release(&needle);
     return NULL;
 }
 
@@ -1581,10 +1684,183 @@ static int add_implementations(PyObject *m) {
     return PyModule_AddStringConstant(m, "UTF8_IMPLEMENTATION", utf8_run_name);
 }
 
+PyDoc_STRVAR(positions_doc, "positions(buffer, table) -> list[int]\n\n"
+                             "The indices of the bytes of buffer whose entry in table (256 bytes) is not zero.");
+
+/* The failure budget's lines of interest (a state byte each) without a Python step per byte. */
+static PyObject *positions(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer buf, map;
+    if (!PyArg_ParseTuple(args, "y*y*", &buf, &map)) return NULL;
+    PyObject *out = NULL;
+    if (map.len != 256) {
+        PyErr_SetString(PyExc_ValueError, "table: expected 256 bytes");
+        goto done;
+    }
+    const uint8_t *b = (const uint8_t *)buf.buf, *t = (const uint8_t *)map.buf;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < buf.len; i++) n += t[b[i]] != 0;
+    out = PyList_New(n);
+    if (!out) goto done;
+    for (Py_ssize_t i = 0, k = 0; i < buf.len && k < n; i++) {
+        if (!t[b[i]]) continue;
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (!at) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, k++, at);
+    }
+done:
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&map);
+    return out;
+}
+
+PyDoc_STRVAR(scatter_doc, "scatter(target, indices, values) -> None\n\n"
+                          "target[indices[i]] = values[i] for each i: target a writable buffer, indices a list of\n"
+                          "ints within it, values bytes as long as indices.");
+
+static PyObject *scatter(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer target, values;
+    PyObject *indices;
+    if (!PyArg_ParseTuple(args, "w*O!y*", &target, &PyList_Type, &indices, &values)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(indices);
+    if (values.len != n) {
+        PyErr_SetString(PyExc_ValueError, "values: expected one byte per index");
+        goto done;
+    }
+    uint8_t *t = (uint8_t *)target.buf;
+    const uint8_t *v = (const uint8_t *)values.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyList_GET_ITEM(indices, i));
+        if (at == -1 && PyErr_Occurred()) goto done;
+        if (at < 0 || at >= target.len) {
+            PyErr_SetString(PyExc_IndexError, "scatter: index out of range");
+            goto done;
+        }
+        t[at] = v[i];
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    PyBuffer_Release(&target);
+    PyBuffer_Release(&values);
+    return result;
+}
+
+PyDoc_STRVAR(window_scan_doc,
+             "window_scan(ords, carried, window, judged, bounds, active, carried_run, follows_carried, limit)\n"
+             "    -> (worst, worst_at, worst_inside, worst_size, longest, longest_at, last_run, active, events)\n\n"
+             "The failure budget's sliding windows over a run of masked or failed rollouts (budget.record_run).\n"
+             "ords lists the ordinals of the masked or failed rollouts still in the window (the first carried\n"
+             "of them) then of the run's, increasing. For each of the run's (k from 0) the window is the last\n"
+             "`window` rollouts up to it, its rate the masked ones in it over min(window, ordinal); its run is\n"
+             "the consecutive masked rollouts ending at it (carried_run before the first when follows_carried).\n"
+             "Windows from k = judged on are judged: worst, worst_at, worst_inside, worst_size are the highest\n"
+             "rate, the first k that has it and that window's counts (-1.0, -1, 0, 0: none judged); a window\n"
+             "enters level i when its rate exceeds bounds[i] and the window before it did not (active[i] for\n"
+             "the first judged one); active comes back as each level's state after the last judged window.\n"
+             "longest, longest_at and last_run: the longest run, the first k that ends it, the run at the last\n"
+             "k. events lists (k, order, inside, size, start, run), ordered by k then order: order 0 when the\n"
+             "run reaches limit (0: no limit), 1 + i when the window enters level i; start is the index in ords\n"
+             "of the window's first masked rollout.");
+
+static PyObject *window_scan(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ords, *bounds_arg, *active_arg;
+    Py_ssize_t carried, window, judged, carried_run, limit;
+    int follows_carried;
+    if (!PyArg_ParseTuple(args, "O!nnnO!O!npn", &PyList_Type, &ords, &carried, &window, &judged, &PyTuple_Type,
+                          &bounds_arg, &PyTuple_Type, &active_arg, &carried_run, &follows_carried, &limit))
+        return NULL;
+    Py_ssize_t total = PyList_GET_SIZE(ords), nb = PyTuple_GET_SIZE(bounds_arg);
+    if (carried < 0 || carried > total || window < 1 || nb > 8 || PyTuple_GET_SIZE(active_arg) != nb) {
+        PyErr_SetString(PyExc_ValueError, "window_scan: bad arguments");
+        return NULL;
+    }
+    double bounds[8];
+    int above[8];
+    for (Py_ssize_t i = 0; i < nb; i++) {
+        bounds[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(bounds_arg, i));
+        if (bounds[i] == -1.0 && PyErr_Occurred()) return NULL;
+        above[i] = PyObject_IsTrue(PyTuple_GET_ITEM(active_arg, i));
+        if (above[i] < 0) return NULL;
+    }
+    PyObject *events = PyList_New(0);
+    long long *o = PyMem_Malloc(sizeof(long long) * (size_t)(total ? total : 1));
+    if (!o || !events) goto fail;
+    for (Py_ssize_t i = 0; i < total; i++) {
+        o[i] = PyLong_AsLongLong(PyList_GET_ITEM(ords, i));
+        if (o[i] == -1 && PyErr_Occurred()) goto fail;
+    }
+    double worst = -1.0;
+    Py_ssize_t worst_at = -1, worst_inside = 0, worst_size = 0, start = 0, longest = 1, longest_at = 0;
+    Py_ssize_t run = carried_run;
+    for (Py_ssize_t k = 0; carried + k < total; k++) {
+        Py_ssize_t at = carried + k;
+        long long ord = o[at];
+        while (o[start] <= ord - window) start++; /* the window is (ord - window, ord] */
+        int follows = k ? o[at] == o[at - 1] + 1 : follows_carried;
+        run = follows ? run + 1 : 1;
+        if (run > longest) {
+            longest = run;
+            longest_at = k;
+        }
+        Py_ssize_t inside = at - start + 1, size = (Py_ssize_t)(ord < window ? ord : window);
+        if (run == limit) {
+            PyObject *item = Py_BuildValue("(nnnnnn)", k, (Py_ssize_t)0, inside, size, start, run);
+            if (!item || PyList_Append(events, item) < 0) {
+                Py_XDECREF(item);
+                goto fail;
+            }
+            Py_DECREF(item);
+        }
+        if (k < judged) continue;
+        double rate = (double)inside / (double)size;
+        if (rate > worst) {
+            worst = rate;
+            worst_at = k;
+            worst_inside = inside;
+            worst_size = size;
+        }
+        for (Py_ssize_t i = 0; i < nb; i++) {
+            int now = rate > bounds[i];
+            if (now && !above[i]) {
+                PyObject *item = Py_BuildValue("(nnnnnn)", k, i + 1, inside, size, start, run);
+                if (!item || PyList_Append(events, item) < 0) {
+                    Py_XDECREF(item);
+                    goto fail;
+                }
+                Py_DECREF(item);
+            }
+            above[i] = now;
+        }
+    }
+    PyMem_Free(o);
+    PyObject *levels = PyTuple_New(nb);
+    if (!levels) {
+        Py_DECREF(events);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nb; i++) PyTuple_SET_ITEM(levels, i, PyBool_FromLong(above[i]));
+    return Py_BuildValue("(dnnnnnnNN)", worst, worst_at, worst_inside, worst_size, longest, longest_at, run, levels,
+                         events);
+fail:
+    PyMem_Free(o);
+    Py_XDECREF(events);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
                                 {"utf8_valid", utf8_valid, METH_VARARGS, utf8_valid_doc},
                                 {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
                                 {"histogram", histogram, METH_VARARGS, histogram_doc},
+                                {"positions", positions, METH_VARARGS, positions_doc},
+                                {"scatter", scatter, METH_VARARGS, scatter_doc},
+                                {"window_scan", window_scan, METH_VARARGS, window_scan_doc},
                                 {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan",

@@ -501,10 +501,16 @@ class FailureBudget:
             blocks = map(floordiv, map(sub, ords, repeat(1, n)), repeat(window, n))
             for (block, label), times in Counter(zip(blocks, labels, strict=True)).items():
                 scope.blocks.setdefault(block, Counter())[label] += times
-        # The window at each masked rollout: the masked ordinals after ordinal - window (by bisection).
         carried = len(scope.bad)
         all_ords = [o for o, _ in scope.bad] + ords
         all_labels = [label for _, label in scope.bad] + labels
+        compiled = self._compiled_run(scope, all_ords, all_labels, carried, ords, offsets, count, where_of)
+        if compiled is not None:
+            keep = bisect_right(all_ords, base + count - window)
+            scope.bad = deque(zip(all_ords[keep:], all_labels[keep:], strict=True))
+            scope.seen = base + count
+            return compiled
+        # The window at each masked rollout: the masked ordinals after ordinal - window (by bisection).
         starts = list(map(bisect_left, repeat(all_ords, n), map(sub, ords, repeat(window - 1, n))))
         insides = list(map(sub, range(carried + 1, carried + n + 1), starts))
         sizes = list(map(min, repeat(window, n), ords))
@@ -570,6 +576,64 @@ class FailureBudget:
         scope.bad = deque(zip(all_ords[keep:], all_labels[keep:], strict=True))
         scope.seen = base + count
         scope.run = run_at(n - 1) if ords[-1] == base + count else 0
+        return events
+
+    def _compiled_run(
+        self,
+        scope: _Scope,
+        all_ords: list[int],
+        all_labels: list[str],
+        carried: int,
+        ords: list[int],
+        offsets: Sequence[int],
+        count: int,
+        where_of: Callable[[int], tuple[str, int | None]],
+    ) -> list[BudgetEvent] | None:
+        """``record_run``'s windows, runs and level changes in one compiled pass (``_fastscan.window_scan``):
+        the scope's worst window, longest run, run and levels updated, and the events returned; None without
+        the compiled module (``record_run`` then computes them itself, a list at a time)."""
+        from verify_contract import fastpath
+
+        levels = [
+            (bound, level)
+            for bound, level in ((self.max_masked, "breach"), (self.warn_masked, "warning"))
+            if bound is not None
+        ]
+        active = tuple(scope.breached if level == "breach" else scope.warned for _, level in levels)
+        scanned = fastpath.window_scan(
+            all_ords,
+            carried,
+            self.window,
+            bisect_left(ords, self.min_samples),
+            tuple(float(bound) for bound, _ in levels),
+            active,
+            scope.run,
+            scope.run > 0 and ords[0] == scope.seen + 1,
+            0 if self.max_consecutive is None else self.max_consecutive + 1,
+        )
+        if scanned is None:
+            return None
+        worst, worst_at, inside, size, longest, longest_at, last_run, after, found = scanned
+        if longest > scope.longest:
+            scope.longest, scope.longest_at = longest, ords[longest_at]
+            self.longest_where = where_of(offsets[longest_at])
+        if worst > scope.worst:
+            scope.worst, scope.worst_at = worst, (ords[worst_at], inside, size)
+        for (_, level), state in zip(levels, after, strict=True):
+            if level == "breach":
+                scope.breached = state
+            else:
+                scope.warned = state
+        scope.run = last_run if ords[-1] == scope.seen + count else 0
+        events = []
+        for k, order, bad, window, first, run in found:
+            rule, level = (
+                ("budget-consecutive-masked", "breach") if not order else ("budget-masked-rate", levels[order - 1][1])
+            )
+            kinds = Counter(all_labels[first : carried + k + 1])
+            events.append(
+                self._event(rule, level, None, bad / window, bad, window, run, kinds, where_of(offsets[k]), ords[k])
+            )
         return events
 
     def _judge(

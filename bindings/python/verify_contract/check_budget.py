@@ -13,12 +13,13 @@ import os
 import re
 from bisect import bisect_right
 from itertools import repeat
-from operator import sub
+from operator import itemgetter, sub
 
 from verify_contract import fastpath
 from verify_contract.budget import (
     ABSENT_GROUP,
     FAILED,
+    FAILURE_CLASS_KEY,
     MASKED,
     NO_KIND,
     OK,
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.budget import BudgetEvent
+    from verify_contract.check_lines import LineFacts
     from verify_contract.check_outcome import Outcome
-    from verify_contract.fastpath import MaskedKind, Other
 
 SIDECAR_SUFFIX = "_failures.jsonl"
 """NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
@@ -58,8 +59,9 @@ def _status_states() -> bytes:
 
 
 STATUS_STATES = _status_states()
-_LINE_TO_BUDGET = bytes((value - 1) % 256 for value in range(256))
+_LINE_TO_BUDGET = bytes((value - 1) % 256 if value != 1 + FAILED + 1 else FAILED for value in range(256))
 """A line's state byte to the budget's state (``budget.OK``, ``MASKED``, ``FAILED``)."""
+_INDEX, _KEY = itemgetter(0), itemgetter(3)
 _BLANKS = re.compile(rb"\x00")
 
 
@@ -97,7 +99,7 @@ class ChunkFacts(Record):
         states: bytes,
         details: dict[int, Detail],
         sidecar: bool = False,
-        bad: tuple[list[int], bytes, list[str]] | None = None,
+        bad: tuple[list[int], bytes, list[str | None]] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
@@ -120,34 +122,21 @@ def _text_rules() -> frozenset[str]:
 
 TEXT_RULES = _text_rules()
 """The rules of a JSON-text defect (the model's ``text`` scope): such a line has no document to read."""
-_FAILURE_CLASS_NEEDLE = b'"_ng_failure_class"'
-KIND_CACHE_ENTRIES = 4096
-_KIND_CACHES: dict[str, dict[bytes, str | None] | None] = {}
+REREAD_MEMBER = b'"' + FAILURE_CLASS_KEY.encode() + b'"'
+"""A line without a failure-kind string that names this member takes its kind from it (``budget._kind_of``):
+the pre-check leaves such lines to a parse."""
+# Within chunk_facts only: a failed line whose defect is in its JSON text (no document, so no kind).
+_TEXT_FAILED = 1 + FAILED + 1
+_STORED = bytes(FAILED_LINE if value == _TEXT_FAILED else value for value in range(256))
+_BAD_TABLE = bytes(MASKED_LINE <= value <= _TEXT_FAILED for value in range(256))
+_TEXT_FAILED_TABLE = bytes(value == _TEXT_FAILED for value in range(256))
+_UNREAD = "\0unread"  # a label the pre-check did not give: the line is parsed
 
 
-def _kind_cache(version: str) -> dict[bytes, str | None] | None:
-    """Kinds by memo key, for a version whose pre-check key holds the failure kind's raw value (the kind is
-    a role field there); None where it does not (then every line is read)."""
-    if version not in _KIND_CACHES:
-        from verify_contract.contract import contract_model
-
-        _KIND_CACHES[version] = {} if contract_model(version).role("failure_kind") is not None else None
-    return _KIND_CACHES[version]
-
-
-def _line_kind(line: memoryview, key: bytes | None, status: int, cache: dict[bytes, str | None] | None) -> str | None:
-    """The failure kind of a strict-JSON line the pre-check handed on. Lines with one memo key have the same
-    raw failure kind (a role field's value is part of the key), so it is read once per key, unless the line
-    may carry ``_ng_failure_class`` (the kind when ``failure_kind`` is missing, and not part of the key)."""
-    cacheable = cache is not None and key is not None and status == fastpath.STATUS_CONTRACT
-    if cacheable and key in cache:  # type: ignore[operator]
-        return cache[key]  # type: ignore[index]
-    text = bytes(line)
-    row = _loads(text)
-    kind = _kind_of(row) if isinstance(row, dict) else None
-    if cacheable and _FAILURE_CLASS_NEEDLE not in text and len(cache) < KIND_CACHE_ENTRIES:  # type: ignore[arg-type]
-        cache[key] = kind  # type: ignore[index]
-    return kind
+def _state(outcome: Outcome) -> int:
+    if outcome.valid:
+        return MASKED_LINE if outcome.masked else USABLE
+    return _TEXT_FAILED if any(finding.rule in TEXT_RULES for finding in outcome.findings) else FAILED_LINE
 
 
 def _loads(line: bytes | memoryview) -> Any:
@@ -159,51 +148,51 @@ def _loads(line: bytes | memoryview) -> Any:
         return None
 
 
-def chunk_facts(
-    chunk: bytes | memoryview,
-    statuses: bytes,
-    others: list[Other],
-    masked_kinds: list[MaskedKind],
-    unsettled: dict[int, Outcome],
-    first_line: int,
-    path: str,
-    spec: FactSpec,
-    version: str,
-) -> ChunkFacts:
-    """The facts of a chunk the pre-check scanned (``statuses``), with the outcomes of the lines it handed on.
+def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
+    """The facts of a chunk the pre-check scanned, with the outcomes of the lines it handed on (``lines``).
 
-    Without groups or identities only masked and failed lines are looked into: a clean masked line's kind
-    comes from the pre-check (``masked_kinds``, no parse), a line it handed on is parsed from its span in
-    ``others``. With them, every line is parsed (measured in benchmarks/budget.py).
+    Without groups or identities only masked and failed lines are looked into, and their failure kinds come
+    from the pre-check (``fastpath.scan_kinds``): a line is parsed only where it could not say (an escape,
+    a failures-file member, a line it did not read whole). With them, every line is parsed (measured in
+    benchmarks/budget.py).
     """
-    states = bytearray(statuses.translate(STATUS_STATES))
-    details: dict[int, Detail] = {}
+    states = bytearray(lines.statuses.translate(STATUS_STATES))
     view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
-    if not spec.every_line:
-        kinds: dict[int, str] = {
-            index: str(view[start:stop], "ascii") if start >= 0 else NO_KIND for index, start, stop in masked_kinds
-        }
-        cache = _kind_cache(version)
-        judged: dict[int, tuple[int, bool]] = {}  # id(outcome) -> (state byte, a JSON-text defect?)
-        for index, start, stop, key in others:
-            outcome = unsettled[index]
-            known = judged.get(id(outcome))
-            if known is None:
-                state = (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
-                text = state == FAILED_LINE and any(f.rule in TEXT_RULES for f in outcome.findings)
-                known = judged[id(outcome)] = (state, text)
-            state, text = known
-            states[index] = state
-            if state != USABLE:  # a JSON-text defect has no single document, so no kind (SPEC 11.1)
-                kinds[index] = (
-                    NO_KIND if text else (_line_kind(view[start:stop], key, statuses[index], cache) or NO_KIND)
-                )
-        indices = sorted(kinds)
-        line_states = bytes(map(states.__getitem__, indices)).translate(_LINE_TO_BUDGET)
-        labels = list(map(kinds.__getitem__, indices))
-        return ChunkFacts(path, first_line, bytes(states), {}, bad=(indices, line_states, labels))
-    for index, outcome in unsettled.items():
-        states[index] = (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
+    others = lines.others
+    if others:
+        # A state per distinct outcome, then per line through its memo key: no per-line outcome look-up.
+        by_outcome: dict[int, int] = {}
+        key_states: dict[bytes | None, int] = {None: _UNSETTLED}
+        for key, outcome in lines.keyed.items():
+            state = by_outcome.get(id(outcome))
+            if state is None:
+                state = by_outcome[id(outcome)] = _state(outcome)
+            key_states[key] = state
+        fastpath.scatter(states, list(map(_INDEX, others)), bytes(map(key_states.__getitem__, map(_KEY, others))))
+        for index, outcome in lines.unkeyed.items():
+            states[index] = _state(outcome)
+    if spec.every_line:
+        return _every_line(chunk, bytes(states.translate(_STORED)), first_line, path, spec)
+    kinds = lines.kinds
+    if _TEXT_FAILED in states:
+        kinds.update(dict.fromkeys(fastpath.positions(states, _TEXT_FAILED_TABLE)))
+    bad = fastpath.positions(states, _BAD_TABLE)
+    labels: list[str | None] = list(map(kinds.get, bad, repeat(_UNREAD)))
+    if _UNREAD in labels:
+        spans = {index: (start, stop) for index, start, stop, _ in others}
+        spans.update((index, (start, stop)) for index, start, stop in lines.reread)
+        for at, label in enumerate(labels):
+            if label is _UNREAD:
+                start, stop = spans[bad[at]]
+                row = _loads(view[start:stop])
+                labels[at] = _kind_of(row) if isinstance(row, dict) else None
+    bad_states = bytes(map(states.__getitem__, bad)).translate(_LINE_TO_BUDGET)
+    return ChunkFacts(path, first_line, bytes(states.translate(_STORED)), {}, bad=(bad, bad_states, labels))
+
+
+def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
+    """Every line's kind, group and identity (``--group-by``, ``--expected``, the retry list): each parsed."""
+    details: dict[int, Detail] = {}
     lines = bytes(chunk).split(b"\n")
     for index, state in enumerate(states):
         if not state:
@@ -214,7 +203,7 @@ def chunk_facts(
             details[index] = (kind, group_of(row, spec.group_paths), identity_of(row) if spec.identities else None)
         else:
             details[index] = (None, (ABSENT_GROUP,) * len(spec.group_paths), None)
-    return ChunkFacts(path, first_line, bytes(states), details)
+    return ChunkFacts(path, first_line, states, details)
 
 
 # -- failures files ------------------------------------------------------------------------------------------
@@ -316,7 +305,7 @@ class BudgetRun:
             bad = facts.bad
             if bad is None:  # a failures file's facts: every row listed in details
                 rows = [index for index, byte in enumerate(states) if byte]
-                kinds = [details[index][0] or NO_KIND for index in rows]
+                kinds: list[str | None] = [details[index][0] or NO_KIND for index in rows]
                 bad = (rows, bytes(states[index] for index in rows).translate(_LINE_TO_BUDGET), kinds)
             indices, bad_states, labels = bad
             blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []

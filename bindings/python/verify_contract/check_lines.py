@@ -113,17 +113,26 @@ def check_chunk(
     ):
         chunk = bytes(chunk)  # the Python scan (no compiled pre-check) reads bytes
     # The compiled scan reads any buffer (a view into the input buffer or a mapped file): no copy.
-    masked_kinds: list[fastpath.MaskedKind] = []
     if options.facts is None:
         statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
-    else:  # a failure budget: the clean masked lines' kinds too
-        statuses, others, masked_kinds = fastpath.scan_masked(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
+    else:  # a failure budget: the kinds of the lines the scan read whole too
+        from verify_contract.check_budget import REREAD_MEMBER
+
+        statuses, others, line_kinds, reread = fastpath.scan_kinds(
+            chunk,  # type: ignore[arg-type]
+            options.version,
+            options.profile,
+            options.fast,
+            REREAD_MEMBER,
+        )
     tally.lines = len(statuses)
     tally.add_clean(statuses)
-    unsettled: dict[int, Outcome] | None = {} if options.facts is not None else None
+    unkeyed: dict[int, Outcome] | None = {} if options.facts is not None else None
     if not others:
-        if unsettled is not None:
-            _add_facts(tally, chunk, statuses, others, masked_kinds, unsettled, first_line, path, options)
+        if unkeyed is not None:
+            _add_facts(
+                tally, chunk, LineFacts(statuses, others, line_kinds, reread, {}, unkeyed), first_line, path, options
+            )
         return tally
     version, profile = options.version, options.profile
     memo = outcome_memo(version, profile)
@@ -156,8 +165,8 @@ def check_chunk(
                         line.release()
                 if key is None:
                     tally.count(outcome, 1)
-                    if unsettled is not None:
-                        unsettled[index] = outcome
+                    if unkeyed is not None:
+                        unkeyed[index] = outcome
                 elif len(memo) < MEMO_ENTRIES:
                     memo[key] = outcome
                 else:
@@ -169,29 +178,43 @@ def check_chunk(
     for key, times in lines_per_key.items():
         if key is not None:
             tally.count(memo[key] if key in memo else local[key], times)
-    if unsettled is not None:
-        for index, _start, _stop, key in others:
-            if key is not None:
-                unsettled[index] = memo[key] if key in memo else local[key]
-        _add_facts(tally, chunk, statuses, others, masked_kinds, unsettled, first_line, path, options)
+    if unkeyed is not None:
+        keyed = {key: memo[key] if key in memo else local[key] for key in lines_per_key if key is not None}
+        _add_facts(
+            tally, chunk, LineFacts(statuses, others, line_kinds, reread, keyed, unkeyed), first_line, path, options
+        )
     return tally
 
 
+class LineFacts(FrozenRecord):
+    """What a chunk's check knows of its lines, for the failure budget: the pre-check's statuses, the lines
+    it handed on, the failure kinds it read (``fastpath.scan_kinds``), and the judged outcomes by memo key and,
+    for lines without a key, by line index."""
+
+    __slots__ = ("statuses", "others", "kinds", "reread", "keyed", "unkeyed")  # noqa: RUF023 (constructor order)
+    statuses: bytes
+    others: list[fastpath.Other]
+    kinds: dict[int, str | None]
+    reread: list[fastpath.Span]
+    keyed: dict[bytes, Outcome]
+    unkeyed: dict[int, Outcome]
+
+    def __init__(
+        self,
+        statuses: bytes,
+        others: list[fastpath.Other],
+        kinds: dict[int, str | None],
+        reread: list[fastpath.Span],
+        keyed: dict[bytes, Outcome],
+        unkeyed: dict[int, Outcome],
+    ) -> None:
+        self._freeze(statuses, others, kinds, reread, keyed, unkeyed)
+
+
 def _add_facts(
-    tally: Tally,
-    chunk: bytes | memoryview,
-    statuses: bytes,
-    others: list[fastpath.Other],
-    masked_kinds: list[fastpath.MaskedKind],
-    unsettled: dict[int, Outcome],
-    first_line: int,
-    path: str,
-    options: CheckOptions,
+    tally: Tally, chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, options: CheckOptions
 ) -> None:
     from verify_contract.check_budget import chunk_facts
 
     assert options.facts is not None
-    facts = chunk_facts(
-        chunk, statuses, others, masked_kinds, unsettled, first_line, path, options.facts, options.version
-    )
-    tally.facts.append(facts)
+    tally.facts.append(chunk_facts(chunk, lines, first_line, path, options.facts))

@@ -209,22 +209,66 @@ def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tup
     return _slow_scan(chunk)
 
 
-MaskedKind = tuple[int, int, int]
-"""(line index, start, end) of a clean masked line's failure-kind characters; (index, -1, -1) without one."""
+Span = tuple[int, int, int]
+"""(line index, start, end) of a line in its chunk."""
 
 
-def scan_masked(
-    chunk: bytes, version: str, profile: Profile, fast: bool = True
-) -> tuple[bytes, list[Other], list[MaskedKind]]:
-    """``scan``, plus where the failure kind of each clean masked line is (the failure budget reads it without
-    parsing the line; a clean kind is grammar characters only). Without the compiled scan no line is clean,
-    so the list is empty."""
+def scan_kinds(
+    chunk: bytes, version: str, profile: Profile, fast: bool, reread_member: bytes
+) -> tuple[bytes, list[Other], dict[int, str | None], list[Span]]:
+    """``scan``, plus the failure kind of every line the compiled scan read whole, other than clean unmasked
+    ones (index -> kind, None without one), and the spans of those whose kind it leaves to a parse (an
+    escape, or ``reread_member``, a quoted member name that may carry the kind, in the line). The failure
+    budget reads the kinds without parsing the lines. Without the compiled scan it says nothing of kinds."""
     table = field_table(version, profile) if fast else None
     if table is None:
         statuses, others = _slow_scan(chunk)
-        return statuses, others, []
+        return statuses, others, {}, []
     assert _native is not None
-    result: tuple[bytes, list[Other], list[MaskedKind]] = _native.scan(chunk, table, clean_kinds(version), True)
+    result: tuple[bytes, list[Other], dict[int, str | None], list[Span]] = _native.scan(
+        chunk, table, clean_kinds(version), reread_member
+    )
+    return result
+
+
+def positions(data: bytes | bytearray, table: bytes) -> list[int]:
+    """The indices of the bytes of ``data`` whose entry in ``table`` (256 bytes) is not zero."""
+    if _native is not None:
+        found: list[int] = _native.positions(data, table)
+        return found
+    return [index for index, byte in enumerate(data) if table[byte]]
+
+
+def scatter(target: bytearray, indices: list[int], values: bytes) -> None:
+    """``target[indices[i]] = values[i]`` for every i."""
+    if _native is not None:
+        _native.scatter(target, indices, values)
+        return
+    for index, value in zip(indices, values, strict=True):
+        target[index] = value
+
+
+WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[tuple[int, int, int, int, int, int]]]
+
+
+def window_scan(
+    ords: list[int],
+    carried: int,
+    window: int,
+    judged: int,
+    bounds: tuple[float, ...],
+    active: tuple[bool, ...],
+    carried_run: int,
+    follows_carried: bool,
+    limit: int,
+) -> WindowScan | None:
+    """The failure budget's windows, runs and level changes over a run of masked rollouts in one compiled
+    pass (``_fastscan.window_scan`` says what each value is); None without the compiled module."""
+    if _native is None:
+        return None
+    result: WindowScan = _native.window_scan(
+        ords, carried, window, judged, bounds, active, carried_run, follows_carried, limit
+    )
     return result
 
 
