@@ -1395,10 +1395,10 @@ PyDoc_STRVAR(scan_doc,
              "Classify every newline-terminated line of buffer (the last line may lack its own newline).\n"
              "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
              "neither blank nor clean, key being a memo key (bytes) or None.\n"
-             "With budget (bytes: a member name, quoted, whose presence means a line's failure kind may come\n"
-             "from elsewhere than the failure-kind field), the failure budget's view of each line the scan\n"
-             "read whole, other than clean unmasked ones: line_kinds maps the line's index to its failure kind\n"
-             "(the field's string value) or None (no kind field and no budget member name in the line), and\n"
+             "With budget, (member, no_kind): member a quoted member name (bytes) whose presence means a line's\n"
+             "failure kind may come from elsewhere than the failure-kind field, the failure budget's view of\n"
+             "each line the scan read whole, other than clean unmasked ones: line_kinds maps the line's index\n"
+             "to its failure kind (the field's string value) or no_kind (no kind field, no member), and\n"
              "reread lists (index, start, end) of the lines it could not say (an escape in the kind, or the\n"
              "member name present). Lines it did not read whole are in neither.");
 
@@ -1445,10 +1445,10 @@ static int contains(const uint8_t *s, const uint8_t *end, const uint8_t *needle,
     return 0;
 }
 
-/* The failure kind of a line read whole (f->scanned): a new reference to its str, Py_None (no kind), or
+/* The failure kind of a line read whole (f->scanned): a new reference to its str, to no_kind (none), or
  * NULL with *reread set (the caller parses the line) or, on a Python error, NULL with it clear. */
 static PyObject *line_kind(const Fields *f, const uint8_t *q, const uint8_t *eol, const Py_buffer *needle,
-                           KindStrings *cache, int *reread) {
+                           PyObject *no_kind, KindStrings *cache, int *reread) {
     *reread = 0;
     if (table.kind && f->type[table.kind] == T_STR) {
         const uint8_t *s = f->start[table.kind] + 1, *e = f->stop[table.kind] - 1; /* inside the quotes */
@@ -1466,7 +1466,8 @@ static PyObject *line_kind(const Fields *f, const uint8_t *q, const uint8_t *eol
         *reread = 1;
         return NULL;
     }
-    Py_RETURN_NONE;
+    Py_INCREF(no_kind);
+    return no_kind;
 }
 
 static int add_span(PyObject *list, Py_ssize_t index, Py_ssize_t start, Py_ssize_t stop) {
@@ -1480,17 +1481,22 @@ static int add_span(PyObject *list, Py_ssize_t index, Py_ssize_t start, Py_ssize
 static PyObject *scan(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer buf, fields, kinds, needle = {0};
-    PyObject *budget = Py_None;
+    PyObject *budget = Py_None, *member = NULL, *no_kind = NULL;
     if (!PyArg_ParseTuple(args, "y*y*y*|O", &buf, &fields, &kinds, &budget)) return NULL;
     int want_kinds = budget != Py_None; /* the failure budget (check_budget) reads lines' failure kinds */
+    if (want_kinds && (!PyTuple_Check(budget) || PyTuple_GET_SIZE(budget) != 2)) budget = NULL;
+    else if (want_kinds) {
+        member = PyTuple_GET_ITEM(budget, 0);
+        no_kind = PyTuple_GET_ITEM(budget, 1);
+    }
     const uint8_t *base = (const uint8_t *)buf.buf;
     const uint8_t *end = base + buf.len;
     static Kinds kind_table;
     const char *bad = NULL;
-    if (want_kinds && PyObject_GetBuffer(budget, &needle, PyBUF_SIMPLE) < 0) {
+    if (want_kinds && (!budget || PyObject_GetBuffer(member, &needle, PyBUF_SIMPLE) < 0)) {
         PyErr_Clear();
         want_kinds = 0;
-        bad = "budget: expected None or bytes";
+        bad = "budget: expected None or (member name: bytes, no-kind label)";
     } else if (!load_kinds(&kind_table, (const uint8_t *)kinds.buf, (size_t)kinds.len))
         bad = "kinds: expected at most 512 names as \\0a\\0b\\0";
     else if (!load_table((const uint8_t *)fields.buf, (size_t)fields.len))
@@ -1544,7 +1550,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         /* classify: 1 + masked + ...; a clean unmasked line is a usable rollout whatever its kind */
         if (want_kinds && f.scanned && (status == STATUS_TEXT || status == STATUS_CONTRACT || ((status - 1) & 1))) {
             int again;
-            PyObject *kind = line_kind(&f, q, next, &needle, &cache, &again);
+            PyObject *kind = line_kind(&f, q, next, &needle, no_kind, &cache, &again);
             if (kind) {
                 PyObject *at = PyLong_FromSsize_t(index);
                 int failed = !at || PyDict_SetItem(line_kinds, at, kind) < 0;

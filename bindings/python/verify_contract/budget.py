@@ -455,9 +455,9 @@ class FailureBudget:
         """``count`` rollouts in a row, none grouped or identified, of which the masked or failed ones are at
         ``offsets`` (in the run, increasing), with their ``states`` (a byte each: ``MASKED`` or ``FAILED``) and
         ``kinds``: what ``check`` feeds per chunk. The same as ``record`` for each rollout (a test holds the two
-        together), computed a list at a time: the windows by bisection, the transitions by pattern search, so
-        that a masked line costs check about a microsecond. ``where_of(offset)`` locates a rollout, asked only
-        for an event. Only without ``group_by`` and identity tracking."""
+        together), computed a list at a time: the windows, runs and level changes in one compiled pass
+        (``_compiled_run``), else by bisection and pattern search. ``where_of(offset)`` locates a rollout, asked
+        only for an event. Only without ``group_by`` and identity tracking."""
         if self.group_paths or self.track_identities:
             raise BudgetError("record_run() counts ungrouped, unidentified rollouts; record each rollout instead")
         scope = self.total
@@ -480,7 +480,10 @@ class FailureBudget:
             scope.run = 0
             self._evict(scope)
             return []
-        labels: list[str] = [kind or NO_KIND for kind in kinds]
+        if isinstance(kinds, list) and None not in kinds:
+            labels: list[str] = kinds  # check's chunks come labelled
+        else:
+            labels = [kind or NO_KIND for kind in kinds]
         known = scope.kinds
         if len(known) + len(set(labels).difference(known)) > MAX_DISTINCT:  # the (other) label: one at a time
             capped = []

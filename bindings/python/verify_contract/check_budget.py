@@ -99,7 +99,7 @@ class ChunkFacts(Record):
         states: bytes,
         details: dict[int, Detail],
         sidecar: bool = False,
-        bad: tuple[list[int], bytes, list[str | None]] | None = None,
+        bad: tuple[list[int], bytes, list[str]] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
@@ -133,6 +133,15 @@ _TEXT_FAILED_TABLE = bytes(value == _TEXT_FAILED for value in range(256))
 _UNREAD = "\0unread"  # a label the pre-check did not give: the line is parsed
 
 
+KEY_STATE_ENTRIES = 4096
+_KEY_STATES: dict[tuple[str, str], dict[bytes, int]] = {}
+"""Budget states by (version, profile), then memo key (as ``check_lines.outcome_memo`` keeps outcomes)."""
+
+
+def clear_caches() -> None:
+    _KEY_STATES.clear()
+
+
 def _state(outcome: Outcome) -> int:
     if outcome.valid:
         return MASKED_LINE if outcome.masked else USABLE
@@ -148,7 +157,9 @@ def _loads(line: bytes | memoryview) -> Any:
         return None
 
 
-def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
+def chunk_facts(
+    chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec, contract: tuple[str, str]
+) -> ChunkFacts:
     """The facts of a chunk the pre-check scanned, with the outcomes of the lines it handed on (``lines``).
 
     Without groups or identities only masked and failed lines are looked into, and their failure kinds come
@@ -160,13 +171,16 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
     view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
     others = lines.others
     if others:
-        # A state per distinct outcome, then per line through its memo key: no per-line outcome look-up.
-        by_outcome: dict[int, int] = {}
+        # A state per memo key (a key decides the outcome, so the state: remembered across chunks), then per
+        # line through its key: no per-line outcome look-up.
+        known = _KEY_STATES.setdefault(contract, {})
         key_states: dict[bytes | None, int] = {None: _UNSETTLED}
         for key, outcome in lines.keyed.items():
-            state = by_outcome.get(id(outcome))
+            state = known.get(key)
             if state is None:
-                state = by_outcome[id(outcome)] = _state(outcome)
+                state = _state(outcome)
+                if len(known) < KEY_STATE_ENTRIES:
+                    known[key] = state
             key_states[key] = state
         fastpath.scatter(states, list(map(_INDEX, others)), bytes(map(key_states.__getitem__, map(_KEY, others))))
         for index, outcome in lines.unkeyed.items():
@@ -175,9 +189,9 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         return _every_line(chunk, bytes(states.translate(_STORED)), first_line, path, spec)
     kinds = lines.kinds
     if _TEXT_FAILED in states:
-        kinds.update(dict.fromkeys(fastpath.positions(states, _TEXT_FAILED_TABLE)))
+        kinds.update(dict.fromkeys(fastpath.positions(states, _TEXT_FAILED_TABLE), NO_KIND))
     bad = fastpath.positions(states, _BAD_TABLE)
-    labels: list[str | None] = list(map(kinds.get, bad, repeat(_UNREAD)))
+    labels: list[str] = list(map(kinds.get, bad, repeat(_UNREAD)))
     if _UNREAD in labels:
         spans = {index: (start, stop) for index, start, stop, _ in others}
         spans.update((index, (start, stop)) for index, start, stop in lines.reread)
@@ -185,7 +199,7 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
             if label is _UNREAD:
                 start, stop = spans[bad[at]]
                 row = _loads(view[start:stop])
-                labels[at] = _kind_of(row) if isinstance(row, dict) else None
+                labels[at] = (_kind_of(row) if isinstance(row, dict) else None) or NO_KIND
     bad_states = bytes(map(states.__getitem__, bad)).translate(_LINE_TO_BUDGET)
     return ChunkFacts(path, first_line, bytes(states.translate(_STORED)), {}, bad=(bad, bad_states, labels))
 
@@ -305,7 +319,7 @@ class BudgetRun:
             bad = facts.bad
             if bad is None:  # a failures file's facts: every row listed in details
                 rows = [index for index, byte in enumerate(states) if byte]
-                kinds: list[str | None] = [details[index][0] or NO_KIND for index in rows]
+                kinds = [details[index][0] or NO_KIND for index in rows]
                 bad = (rows, bytes(states[index] for index in rows).translate(_LINE_TO_BUDGET), kinds)
             indices, bad_states, labels = bad
             blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []

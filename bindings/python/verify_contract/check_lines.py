@@ -63,9 +63,10 @@ def outcome_memo(version: str, profile: Profile) -> dict[bytes | None, Outcome]:
 
 def clear_caches() -> None:
     """Forget the memoised outcomes and findings (benchmarks measure a cold pass with it)."""
-    compose = sys.modules.get("verify_contract.check_compose")  # nothing cached if it was never imported
-    if compose is not None:
-        compose.clear_caches()
+    for name in ("verify_contract.check_compose", "verify_contract.check_budget"):
+        module = sys.modules.get(name)  # nothing cached if it was never imported
+        if module is not None:
+            module.clear_caches()
     _OUTCOMES.clear()
 
 
@@ -116,6 +117,7 @@ def check_chunk(
     if options.facts is None:
         statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
     else:  # a failure budget: the kinds of the lines the scan read whole too
+        from verify_contract.budget import NO_KIND
         from verify_contract.check_budget import REREAD_MEMBER
 
         statuses, others, line_kinds, reread = fastpath.scan_kinds(
@@ -124,6 +126,7 @@ def check_chunk(
             options.profile,
             options.fast,
             REREAD_MEMBER,
+            NO_KIND,
         )
     tally.lines = len(statuses)
     tally.add_clean(statuses)
@@ -194,7 +197,7 @@ class LineFacts(FrozenRecord):
     __slots__ = ("statuses", "others", "kinds", "reread", "keyed", "unkeyed")  # noqa: RUF023 (constructor order)
     statuses: bytes
     others: list[fastpath.Other]
-    kinds: dict[int, str | None]
+    kinds: dict[int, str]
     reread: list[fastpath.Span]
     keyed: dict[bytes, Outcome]
     unkeyed: dict[int, Outcome]
@@ -203,7 +206,7 @@ class LineFacts(FrozenRecord):
         self,
         statuses: bytes,
         others: list[fastpath.Other],
-        kinds: dict[int, str | None],
+        kinds: dict[int, str],
         reread: list[fastpath.Span],
         keyed: dict[bytes, Outcome],
         unkeyed: dict[int, Outcome],
@@ -217,4 +220,4 @@ def _add_facts(
     from verify_contract.check_budget import chunk_facts
 
     assert options.facts is not None
-    tally.facts.append(chunk_facts(chunk, lines, first_line, path, options.facts))
+    tally.facts.append(chunk_facts(chunk, lines, first_line, path, options.facts, (options.version, options.profile)))

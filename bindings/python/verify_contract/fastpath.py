@@ -214,10 +214,10 @@ Span = tuple[int, int, int]
 
 
 def scan_kinds(
-    chunk: bytes, version: str, profile: Profile, fast: bool, reread_member: bytes
-) -> tuple[bytes, list[Other], dict[int, str | None], list[Span]]:
+    chunk: bytes, version: str, profile: Profile, fast: bool, reread_member: bytes, no_kind: str
+) -> tuple[bytes, list[Other], dict[int, str], list[Span]]:
     """``scan``, plus the failure kind of every line the compiled scan read whole, other than clean unmasked
-    ones (index -> kind, None without one), and the spans of those whose kind it leaves to a parse (an
+    ones (index -> kind, ``no_kind`` without one), and the spans of those whose kind it leaves to a parse (an
     escape, or ``reread_member``, a quoted member name that may carry the kind, in the line). The failure
     budget reads the kinds without parsing the lines. Without the compiled scan it says nothing of kinds."""
     table = field_table(version, profile) if fast else None
@@ -225,8 +225,8 @@ def scan_kinds(
         statuses, others = _slow_scan(chunk)
         return statuses, others, {}, []
     assert _native is not None
-    result: tuple[bytes, list[Other], dict[int, str | None], list[Span]] = _native.scan(
-        chunk, table, clean_kinds(version), reread_member
+    result: tuple[bytes, list[Other], dict[int, str], list[Span]] = _native.scan(
+        chunk, table, clean_kinds(version), (reread_member, no_kind)
     )
     return result
 
