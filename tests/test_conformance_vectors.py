@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
 from verify_contract.check import CheckOptions, check_chunk
 from verify_contract.contract import contract_model
+from verify_contract.findings import Severity
 from verify_contract.jsonio import json_equal
 from verify_contract.mask import MaskTypeError
 from verify_contract.vectors import Vector
@@ -48,7 +49,7 @@ def test_missing_member_vectors_pin_their_pointers() -> None:
 @pytest.mark.parametrize("vector", PINNED, ids=vector_ids(PINNED))
 @pytest.mark.parametrize("tool", ["validate", "check"])
 def test_pointers(vector: Vector, tool: str) -> None:
-    """``validate`` and ``check`` (composed from the wording table) find each finding where the vector says."""
+    """``validate`` and ``check`` (composed from the wording table) find each error where the vector says."""
     if tool == "check":
         options = CheckOptions(vector.contract_version, vector.profile, max_findings=100)
         found = [item.finding for item in check_chunk(vector.text.encode() + b"\n", 1, vector.id, options).findings]
@@ -59,7 +60,8 @@ def test_pointers(vector: Vector, tool: str) -> None:
             if parsed.finding
             else validate(parsed.document, vector.contract_version, vector.profile).findings
         )
-    assert sorted((f.rule, f.pointer) for f in found) == list(vector.pointers or ()), vector.description
+    errors = sorted((f.rule, f.pointer) for f in found if f.severity is Severity.ERROR)
+    assert errors == list(vector.pointers or ()), vector.description
 
 
 MASKED_OR_NOT = [v for v in VECTORS if v.valid and v.effective_mask is not None]

@@ -46,7 +46,7 @@ class Vector:
     instance: Any = None
     instance_json: str | None = None
     pointers: tuple[tuple[str, str], ...] | None = None
-    """(rule, JSON Pointer) of every finding, sorted, when the vector pins where its findings are."""
+    """(rule, JSON Pointer) of every error, sorted, when the vector pins where its errors are."""
 
     @property
     def text(self) -> str:
