@@ -4,8 +4,8 @@ without it (``verify_contract/check_compose.py``), captured here once per releas
 For each profile the composition plan declares sound, the reference judges probe documents (the plan's
 minimal valid document with one value changed):
 
-- ``required``: per object (the document's pointer is ""), the findings of its missing required members, for
-  every set of its required members present;
+- ``required``: per object (the document's pointer is ""), the findings of its missing required members (each
+  at the pointer the member would have), for every set of its required members present;
 - ``fields``: per field, per Python type the field refuses and no constraint keyword looks at, the findings
   of a value of that type; and, for a string field whose one constraint is a pattern, of a string that does
   not match it (case ``pattern``). Each message is split where the probe's repr was: jsonschema quotes an
@@ -24,7 +24,7 @@ from typing import Any
 from verify_contract import validation
 from verify_contract.check_compose import Plan, build_plan, looks_at, minimal, pattern_of, refused
 from verify_contract.contract import ContractModel, Field, model_from_data
-from verify_contract.findings import Finding
+from verify_contract.findings import Finding, json_pointer
 from verify_contract.schema_messages import json_text
 from verify_contract.semantic import ecma_search
 
@@ -100,7 +100,8 @@ def profile_wording(model: ContractModel, documents: list[dict[str, Any]], profi
             for present in itertools.combinations(names, size):
                 value = {name: valid[name] for name in present}
                 document = value if field is None else _probe_document(layout, field, value)
-                found = [f for f in judge(document) if f.pointer == pointer]
+                missing = {pointer + json_pointer([name]) for name in names if name not in present}
+                found = [f for f in judge(document) if f.pointer in missing]
                 rows.append({"present": list(present), "findings": [[f.rule, f.message, f.pointer] for f in found]})
     fields: dict[str, dict[str, Any]] = {}
     for field in model.fields_of(profile):

@@ -8,9 +8,13 @@ import pytest
 from pydantic import ValidationError
 
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
+from verify_contract.check import CheckOptions, check_chunk
+from verify_contract.contract import contract_model
+from verify_contract.findings import Severity
 from verify_contract.jsonio import json_equal
 from verify_contract.mask import MaskTypeError
 from verify_contract.vectors import Vector
+from verify_contract.versions import LATEST_VERSION
 
 from conftest import VECTORS, vector_ids
 
@@ -27,6 +31,37 @@ def reference_verdict(vector: Vector) -> tuple[bool, list[str]]:
 def test_reference_validator(vector: Vector) -> None:
     valid, rules = reference_verdict(vector)
     assert (valid, rules) == (vector.valid, sorted(vector.findings)), vector.description
+
+
+PINNED = [v for v in VECTORS if v.pointers is not None]
+
+
+def test_missing_member_vectors_pin_their_pointers() -> None:
+    """Every missing-member rule of the model has a vector pinning its pointer, and a nested one is pinned
+    (SPEC 8.1)."""
+    model = contract_model(LATEST_VERSION)
+    missing_rules = {f.missing_rule for profile in model.profiles for f in model.fields_of(profile) if f.missing_rule}
+    pinned = [(rule, pointer) for v in PINNED for rule, pointer in v.pointers or () if rule in missing_rules]
+    assert {rule for rule, _ in pinned} == missing_rules
+    assert any(pointer.count("/") > 1 for _, pointer in pinned), "no nested missing member is pinned"
+
+
+@pytest.mark.parametrize("vector", PINNED, ids=vector_ids(PINNED))
+@pytest.mark.parametrize("tool", ["validate", "check"])
+def test_pointers(vector: Vector, tool: str) -> None:
+    """``validate`` and ``check`` (composed from the wording table) find each error where the vector says."""
+    if tool == "check":
+        options = CheckOptions(vector.contract_version, vector.profile, max_findings=100)
+        found = [item.finding for item in check_chunk(vector.text.encode() + b"\n", 1, vector.id, options).findings]
+    else:
+        parsed = parse_json(vector.text.encode("utf-8"))
+        found = (
+            [parsed.finding]
+            if parsed.finding
+            else validate(parsed.document, vector.contract_version, vector.profile).findings
+        )
+    errors = sorted((f.rule, f.pointer) for f in found if f.severity is Severity.ERROR)
+    assert errors == list(vector.pointers or ()), vector.description
 
 
 MASKED_OR_NOT = [v for v in VECTORS if v.valid and v.effective_mask is not None]

@@ -2,8 +2,10 @@
 encodes is accepted by the reference validator with the same value for every contract field.
 
 Each language ships a conformance runner (built by ``bindings/<lang>/ci.sh``, run by ``make test``)
-that prints one JSON line per vector: ``{"id", "valid", "rules", "effective_mask", "encoded"}``, ``rules``
-being the SPEC rule ids of every error, sorted (warnings are the reference's alone).
+that prints one JSON line per vector: ``{"id", "valid", "rules", "pointers", "effective_mask", "encoded"}``,
+``rules`` being the SPEC rule ids of every error, sorted (warnings are the reference's alone), and ``pointers``
+each error's ``{"rule", "pointer"}``, sorted by rule then pointer (SPEC 8.1: a missing member is at the
+pointer it would have).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 from verify_contract import parse_json, validate
 from verify_contract.findings import RULES, Severity
 from verify_contract.jsonio import json_equal
+from verify_contract.vectors import Vector
 
 from conftest import VECTORS
 
@@ -72,6 +75,31 @@ def test_rule_ids_equal_reference(results: tuple[str, list[dict[str, Any]]]) -> 
         if by_id[vector.id]["rules"] != errors:
             wrong[vector.id] = (errors, by_id[vector.id]["rules"])
     assert wrong == {}, f"{language} reports other rule ids (reference, binding): {wrong}"
+
+
+def _reference_pointers(vector: Vector) -> list[dict[str, str]]:
+    parsed = parse_json(vector.text.encode("utf-8"))
+    found = (
+        [parsed.finding]
+        if parsed.finding
+        else validate(parsed.document, vector.contract_version, vector.profile).findings
+    )
+    errors = sorted((f.rule, f.pointer) for f in found if f.severity is Severity.ERROR)
+    return [{"rule": rule, "pointer": pointer} for rule, pointer in errors]
+
+
+def test_pointers_equal_reference(results: tuple[str, list[dict[str, Any]]]) -> None:
+    """Every error at the reference's pointer; the vectors that pin pointers (missing members among them)
+    are held to their own list too."""
+    language, lines = results
+    by_id = {line["id"]: line for line in lines}
+    wrong = {}
+    for vector in VECTORS:
+        reference = _reference_pointers(vector)
+        pinned = [{"rule": r, "pointer": p} for r, p in vector.pointers] if vector.pointers is not None else reference
+        if not by_id[vector.id]["pointers"] == reference == pinned:
+            wrong[vector.id] = (reference, by_id[vector.id]["pointers"])
+    assert wrong == {}, f"{language} reports errors elsewhere (reference, binding): {wrong}"
 
 
 def test_effective_mask_equal_reference(results: tuple[str, list[dict[str, Any]]]) -> None:

@@ -10,7 +10,8 @@ import yaml
 
 from generators.diff_rules_reference import OUTPUT, render
 from generators.registry import RegistryError, load_registry
-from verify_contract.diff.rules import RULES, Bump
+from verify_contract.diff.report import Report, change_dict, render_markdown, render_text
+from verify_contract.diff.rules import RULES, Bump, change
 from verify_contract.findings import Severity
 from verify_contract.registry import lint_findings, parse_registry
 
@@ -30,6 +31,21 @@ def test_rules_are_well_formed() -> None:
             assert rule.bump is not Bump.MAJOR, rule.id
         if rule.forbidden:
             assert rule.severity is Severity.ERROR, rule.id
+
+
+def test_a_reports_verdict_comes_from_the_rule_not_the_context() -> None:
+    """A change is judged by its rule: a context that says otherwise (a patch bump, nothing broken, forbidden)
+    changes neither the required bump, nor who it breaks, nor the direction any rendering shows."""
+    rule = next(r for r in RULES.values() if r.bump is Bump.MAJOR and r.breaks and not r.forbidden)
+    honest = change(rule.id, "verify_response.schema.json", "/properties/x", "x changed")
+    lying = honest.replace(context={"direction": "none", "breaks": [], "bump": "patch", "forbidden": True})
+    report = Report("old", "new", "1.2.0", "1.3.0", [lying], registry_compared=True)
+    assert report.required_bump is Bump.MAJOR
+    assert (report.breaks, report.forbidden, report.bump_ok) == (rule.breaks, [], False)
+    assert report.as_dict()["changes"] == [change_dict(honest)]
+    assert report.as_dict()["changes"][0]["bump"] == "major"
+    assert f"{rule.id:<34} {rule.direction:<17}" in render_text(report)
+    assert f"| `{rule.id}` | {rule.direction} |" in render_markdown(report)
 
 
 def test_reference_is_generated_from_the_table() -> None:

@@ -87,6 +87,7 @@ def test_a_broken_obligation_is_a_finding_of_its_levels_severity() -> None:
         "obligation": must.id,
         "level": "MUST",
         "vector": "vector-b",
+        "pointer": "/reward",
         "description": "b vector",
         "detail": "detail b",
     }

@@ -34,11 +34,13 @@ var schemaRules = func() map[string][]SchemaRule {
 	return tables
 }()
 
-// Finding is one violated contract rule: its SPEC rule id and where (a JSON Pointer).
+// Finding is one violated contract rule: its SPEC rule id and where (a JSON Pointer; a missing
+// member is at the pointer it would have, SPEC 8.1). As JSON its members are "rule", "pointer" and
+// "message", the names every verify-contract tool writes.
 type Finding struct {
-	Rule    string
-	Pointer string
-	Message string
+	Rule    string `json:"rule"`
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
 }
 
 // Findings lists the rules a document breaks: the strict JSON text rule (one finding) for text

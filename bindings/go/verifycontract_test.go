@@ -201,3 +201,20 @@ func TestVersionsAndProfiles(t *testing.T) {
 		t.Fatalf("unknown version: %v", err)
 	}
 }
+
+// A missing member is at the pointer it would have (SPEC 8.1), and a finding is written as JSON with
+// the member names every verify-contract tool uses.
+func TestFindingPointerOfAMissingMember(t *testing.T) {
+	found, err := verifycontract.Findings([]byte(`{}`), verifycontract.LatestVersion, verifycontract.Core)
+	if err != nil || len(found) != 1 || found[0].Pointer != "/reward" {
+		t.Fatalf("findings of {} = %+v, %v; want one at /reward", found, err)
+	}
+	data, err := json.Marshal(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members map[string]string
+	if err := json.Unmarshal(data, &members); err != nil || members["pointer"] != "/reward" || members["rule"] != found[0].Rule {
+		t.Fatalf("finding as JSON = %s (%v)", data, err)
+	}
+}

@@ -35,7 +35,7 @@ from functools import cache, lru_cache
 from verify_contract.check_lines import reference_line
 from verify_contract.check_outcome import Outcome, facts
 from verify_contract.contract import ContractModel, Field, contract_model
-from verify_contract.findings import RULES, Finding, Severity, finding
+from verify_contract.findings import RULES, Finding, Severity, finding, json_pointer
 from verify_contract.records import FrozenRecord
 from verify_contract.schema_messages import json_text
 from verify_contract.semantic import ecma_search, semantic_findings
@@ -358,7 +358,8 @@ def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> t
     layout = plan(version, profile)
     assert layout is not None
     probe = {key: value for key, value in layout.base.items() if key in present}
-    return tuple(f for f in validation.schema_findings(probe, version, profile) if not f.pointer)
+    missing = {json_pointer([name]) for name in layout.required - present}  # each found where it would be
+    return tuple(f for f in validation.schema_findings(probe, version, profile) if f.pointer in missing)
 
 
 # Parsing a contract line: json (already imported) for the first ORJSON_AFTER_BYTES of them, then orjson. Its

@@ -124,14 +124,16 @@ def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str
     if error.validator == "required" and isinstance(error.instance, dict):
         required = cast("list[str]", error.validator_value)
         triples: list[tuple[str, str, list[str | int]]] = []
+        # A missing member is found at the pointer it would have (SPEC 8): where a producer must add it.
         for name in (name for name in required if name not in error.instance):
-            member = model.field(json_pointer([*path, name]))
+            at: list[str | int] = [*path, name]
+            member = model.field(json_pointer(at))
             rule = member.missing_rule if member is not None and member.missing_rule else FALLBACK_RULE
             if rule == FALLBACK_RULE:
-                triples.append((rule, f"{where}: {message}", path))
+                triples.append((rule, f"{where}: {message}", at))
             else:
                 prefix = f"{'.'.join(map(str, path))}: " if path else ""
-                triples.append((rule, f"{prefix}required field {json_text(name)} is missing", path))
+                triples.append((rule, f"{prefix}required field {json_text(name)} is missing", at))
         return triples
     if not path:
         choices = model.document_type_rules if not isinstance(error.instance, dict) else model.document_invalid_rules

@@ -45,6 +45,8 @@ class Vector:
     tags: tuple[str, ...]
     instance: Any = None
     instance_json: str | None = None
+    pointers: tuple[tuple[str, str], ...] | None = None
+    """(rule, JSON Pointer) of every error, sorted, when the vector pins where its errors are."""
 
     @property
     def text(self) -> str:
@@ -104,6 +106,13 @@ def parse_vector_files(schema: Any, files: list[tuple[str, str]]) -> list[Vector
                     tags=tuple(test.get("tags", ())),
                     instance=test.get("instance"),
                     instance_json=test.get("instance_json"),
+                    pointers=_pointers(test),
                 )
             )
     return loaded
+
+
+def _pointers(test: dict[str, Any]) -> tuple[tuple[str, str], ...] | None:
+    if "pointers" not in test:
+        return None
+    return tuple((item["rule"], item["pointer"]) for item in test["pointers"])

@@ -105,6 +105,9 @@ pub struct Verdict {
     pub error: Option<String>,
     /// The SPEC rule ids of every error, sorted (empty when valid).
     pub rules: Vec<String>,
+    /// Every error, sorted by rule then pointer: a schema violation at its pointer (a missing member at
+    /// the pointer it would have, SPEC 8.1), a defect of the JSON text at `""` (empty when valid).
+    pub errors: Vec<Violation>,
     /// [`effective_mask`] for a valid document whose mask fields are booleans.
     pub effective_mask: Option<bool>,
     /// The document decoded into its type and encoded back (valid documents only).
@@ -119,25 +122,30 @@ impl Verdict {
 
 /// Checks JSON text against `version` and `profile` the way the conformance vectors do.
 pub fn check(text: &[u8], version: &str, profile: Profile) -> Verdict {
-    let refused = |error: String, mut rules: Vec<String>| {
-        rules.sort();
-        Verdict { error: Some(error), rules, effective_mask: None, encoded: None }
+    let refused = |error: String, mut errors: Vec<Violation>| {
+        errors.sort_by(|a, b| (&a.rule, &a.pointer).cmp(&(&b.rule, &b.pointer)));
+        let rules = errors.iter().map(|v| v.rule.clone()).collect();
+        Verdict { error: Some(error), rules, errors, effective_mask: None, encoded: None }
     };
+    let whole = |rule: &str, message: String| Violation { rule: rule.to_owned(), pointer: String::new(), message };
     let document = match parse_json(text) {
         Ok(document) => document,
-        Err(error) => return refused(error.to_string(), vec![error.rule.id().to_owned()]),
+        Err(error) => return refused(error.to_string(), vec![whole(error.rule.id(), error.message.clone())]),
     };
     if let Err(error) = validate(&document, version, profile) {
-        let rules = match &error {
-            SchemaError::Invalid(violations) => violations.iter().map(|v| v.rule.clone()).collect(),
+        let errors = match &error {
+            SchemaError::Invalid(violations) => violations.clone(),
             SchemaError::UnknownVersion(_) => Vec::new(),
         };
-        return refused(format!("schema: {error}"), rules);
+        return refused(format!("schema: {error}"), errors);
     }
     let encoded = match generated::round_trip(version, profile, document.clone()) {
         Some(Ok(encoded)) => encoded,
-        Some(Err(error)) => return refused(format!("type: {error}"), vec![validation::FALLBACK_RULE.to_owned()]),
+        Some(Err(error)) => {
+            return refused(format!("type: {error}"), vec![whole(validation::FALLBACK_RULE, error.to_string())])
+        }
         None => return refused(format!("unknown contract version {version:?}"), Vec::new()),
     };
-    Verdict { error: None, rules: Vec::new(), effective_mask: effective_mask(&document).ok(), encoded: Some(encoded) }
+    let mask = effective_mask(&document).ok();
+    Verdict { error: None, rules: Vec::new(), errors: Vec::new(), effective_mask: mask, encoded: Some(encoded) }
 }

@@ -10,14 +10,15 @@ use serde_json::Value;
 use crate::generated::{profile_definition, schema_json, CONTRACT_VERSIONS};
 use crate::Profile;
 
-/// One violated schema rule: its SPEC rule id, where in the document, and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One violated schema rule: its SPEC rule id, where in the document, and what. As JSON (serde) its
+/// members are `rule`, `pointer` and `message`, the names every verify-contract tool writes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Violation {
     /// The SPEC rule id (section 8), e.g. `reward-type`.
     pub rule: String,
     /// JSON Pointer to the offending value (`""` for the document itself); for a missing member,
-    /// the pointer the member would have.
-    pub instance_path: String,
+    /// the pointer the member would have (SPEC 8.1).
+    pub pointer: String,
     pub message: String,
 }
 
@@ -73,7 +74,7 @@ fn rule_violations<'a>(
             let pointer = format!("{at}/{}", escape(&name));
             if seen.insert(format!("required {pointer}")) {
                 let rule = row(&pointer, "required").map_or(FALLBACK_RULE, |r| r.rule.as_str());
-                found.push(Violation { rule: rule.to_owned(), instance_path: pointer, message: error.to_string() });
+                found.push(Violation { rule: rule.to_owned(), pointer, message: error.to_string() });
             }
             continue;
         }
@@ -85,15 +86,15 @@ fn rule_violations<'a>(
             Some(r) if !r.types.iter().any(|t| t == actual) => r.rule.as_str(),
             _ => row(&at, "value").map_or(FALLBACK_RULE, |r| r.rule.as_str()),
         };
-        found.push(Violation { rule: rule.to_owned(), instance_path: at, message: error.to_string() });
+        found.push(Violation { rule: rule.to_owned(), pointer: at, message: error.to_string() });
     }
     found
 }
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.instance_path.is_empty() { "/" } else { &self.instance_path };
-        write!(f, "{}: {path}: {}", self.rule, self.message)
+        let pointer = if self.pointer.is_empty() { "/" } else { &self.pointer };
+        write!(f, "{}: {pointer}: {}", self.rule, self.message)
     }
 }
 
@@ -178,6 +179,18 @@ mod tests {
         assert_eq!(validate(&mask_string, "1.1.0", Profile::Core), Ok(()));
         assert!(validate(&mask_string, "1.2.0", Profile::Core).is_err());
         assert_eq!(validate(&mask_string, "9.9.9", Profile::Core), Err(SchemaError::UnknownVersion("9.9.9".into())));
+    }
+
+    #[test]
+    fn a_missing_member_is_at_its_own_pointer() {
+        let Err(SchemaError::Invalid(violations)) = validate(&json!({}), "1.2.0", Profile::Core) else {
+            panic!("{{}} was accepted");
+        };
+        assert_eq!(violations.len(), 1);
+        assert_eq!(violations[0].pointer, "/reward");
+        let as_json = serde_json::to_value(&violations[0]).expect("a violation serializes");
+        assert_eq!(as_json["pointer"], "/reward");
+        assert_eq!(as_json["rule"], violations[0].rule.as_str());
     }
 
     #[test]

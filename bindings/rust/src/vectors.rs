@@ -25,6 +25,22 @@ pub struct Vector {
     pub effective_mask: Option<bool>,
     /// Whether a valid document must survive decode then encode (default: `valid`).
     pub round_trip: bool,
+    /// Where each error is, `(rule, pointer)` sorted, when the vector pins it (SPEC 8.1).
+    pub pointers: Option<Vec<(String, String)>>,
+}
+
+fn pointers(test: &Value) -> Result<Option<Vec<(String, String)>>, String> {
+    let Some(items) = test.get("pointers") else {
+        return Ok(None);
+    };
+    let items = items.as_array().ok_or("\"pointers\" is not an array")?;
+    let place =
+        |item: &Value| Some((item.get("rule")?.as_str()?.to_owned(), item.get("pointer")?.as_str()?.to_owned()));
+    items
+        .iter()
+        .map(|item| place(item).ok_or_else(|| format!("a pointers entry is not {{rule, pointer}}: {item}")))
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 fn field<'a>(test: &'a Value, name: &str) -> Result<&'a Value, String> {
@@ -54,6 +70,7 @@ fn vector(file: &str, test: &Value) -> Result<Vector, String> {
         valid,
         effective_mask: field(test, "effective_mask")?.as_bool(),
         round_trip: test.get("round_trip").and_then(Value::as_bool).unwrap_or(valid),
+        pointers: pointers(test)?,
     })
 }
 

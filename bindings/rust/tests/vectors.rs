@@ -44,6 +44,22 @@ fn every_verdict_matches() {
 }
 
 #[test]
+fn every_pinned_error_is_at_its_pointer() {
+    let vectors = vectors();
+    let pinned: Vec<&(String, String)> = vectors.iter().filter_map(|v| v.pointers.as_ref()).flatten().collect();
+    let depths: Vec<usize> =
+        pinned.iter().filter(|(rule, _)| rule.ends_with("-required")).map(|(_, p)| p.matches('/').count()).collect();
+    assert!(depths.contains(&1) && depths.contains(&2), "missing members pinned at depths {depths:?}");
+    let wrong = failures(&vectors, |vector| {
+        let want = vector.pointers.as_ref()?;
+        let verdict = check(vector.text.as_bytes(), &vector.contract_version, vector.profile);
+        let got: Vec<(String, String)> = verdict.errors.into_iter().map(|v| (v.rule, v.pointer)).collect();
+        (&got != want).then(|| format!("errors at {got:?}, want {want:?}"))
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
 fn every_valid_vector_has_the_expected_mask() {
     let vectors = vectors();
     let wrong = failures(&vectors, |vector| {

@@ -28,7 +28,7 @@ export type DecodeError = ValidationIssue;
 export type DecodeResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly DecodeError[] };
 
 function problemIssue(problem: JsonProblem): DecodeError {
-  return { rule: problem.rule, path: "", message: `${problem.message} (at offset ${problem.offset})` };
+  return { rule: problem.rule, pointer: "", message: `${problem.message} (at offset ${problem.offset})` };
 }
 
 /** Parse `text` strictly and validate it against one version and profile. */
@@ -55,7 +55,7 @@ export function check<V extends ContractVersion = LatestVersion, P extends Profi
 export class EncodeError extends Error {
   override readonly name = "EncodeError";
   constructor(readonly errors: readonly ValidationIssue[]) {
-    super(`not a valid verify response: ${errors.map((e) => `${e.path || "/"} ${e.message}`).join("; ")}`);
+    super(`not a valid verify response: ${errors.map((e) => `${e.pointer || "/"} ${e.message}`).join("; ")}`);
   }
 }
 

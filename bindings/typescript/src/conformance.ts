@@ -1,9 +1,10 @@
 // Conformance runner: `node dist/conformance.js <vectors dir>` prints one JSON line per vector,
-// {"id", "valid", "rules", "effective_mask", "encoded"} (rules: the error rule ids, sorted), in vector order (protocol: tests/test_cross_language.py).
+// {"id", "valid", "rules", "pointers", "effective_mask", "encoded"} (rules: the error rule ids, sorted; pointers: each error's
+// {"rule", "pointer"}, sorted by rule then pointer), in vector order (protocol: tests/test_cross_language.py).
 
 import { decode, encode } from "./codec.js";
 import { effectiveMask, MaskTypeError } from "./mask.js";
-import { loadVectors, type Vector } from "./vectors.js";
+import { loadVectors, places, type Vector } from "./vectors.js";
 
 function maskOrNull(document: Readonly<Record<string, unknown>>): boolean | null {
   try {
@@ -19,12 +20,12 @@ function line(vector: Vector): string {
   const decoded = decode(vector.text, options);
   if (!decoded.ok) {
     const rules = decoded.errors.map((error) => error.rule).sort();
-    return JSON.stringify({ id: vector.id, valid: false, rules, effective_mask: null, encoded: null });
+    return JSON.stringify({ id: vector.id, valid: false, rules, pointers: places(decoded.errors), effective_mask: null, encoded: null });
   }
   const mask = maskOrNull(decoded.value);
   // The encoder's own text goes into the line unchanged, so what is checked is what a producer would send.
   const encoded = vector.roundTrip ? encode(decoded.value, options) : "null";
-  return `{"id":${JSON.stringify(vector.id)},"valid":true,"rules":[],"effective_mask":${JSON.stringify(mask)},"encoded":${encoded}}`;
+  return `{"id":${JSON.stringify(vector.id)},"valid":true,"rules":[],"pointers":[],"effective_mask":${JSON.stringify(mask)},"encoded":${encoded}}`;
 }
 
 function main(argv: readonly string[]): number {

@@ -38,7 +38,8 @@ function valueAt(document: unknown, pointer: string): unknown {
 
 export interface RuleFinding {
   readonly rule: string;
-  readonly path: string;
+  /** JSON Pointer; a missing member's is the pointer it would have (SPEC 8.1). */
+  readonly pointer: string;
 }
 
 /** One finding per violated location: a missing member, or a value whose type or content is wrong. */
@@ -51,7 +52,7 @@ export function schemaRuleFindings(document: unknown, errors: readonly ErrorObje
       const pointer = `${error.instancePath}/${escapePart((error.params as { missingProperty: string }).missingProperty)}`;
       if (seen.has(`required ${pointer}`)) continue;
       seen.add(`required ${pointer}`);
-      found.push({ rule: row(pointer, "required")?.rule ?? FALLBACK_RULE, path: pointer });
+      found.push({ rule: row(pointer, "required")?.rule ?? FALLBACK_RULE, pointer });
       continue;
     }
     const pointer = error.instancePath;
@@ -62,9 +63,9 @@ export function schemaRuleFindings(document: unknown, errors: readonly ErrorObje
     const type = jsonType(value);
     const admitted = typeRow?.types?.includes(type) === true;
     if (typeRow !== undefined && !admitted) {
-      found.push({ rule: typeRow.rule, path: pointer });
+      found.push({ rule: typeRow.rule, pointer });
     } else {
-      found.push({ rule: row(pointer, "value")?.rule ?? FALLBACK_RULE, path: pointer });
+      found.push({ rule: row(pointer, "value")?.rule ?? FALLBACK_RULE, pointer });
     }
   }
   return found;

@@ -13,8 +13,9 @@ export { type Profile, PROFILES } from "./generated/index.js";
 export interface ValidationIssue {
   /** The SPEC rule id (section 8); `not-json` for an in-memory value JSON cannot carry. */
   readonly rule: string;
-  /** JSON Pointer to the offending value ("" is the document). */
-  readonly path: string;
+  /** JSON Pointer to the offending value ("" is the document); a missing member is at the pointer it would
+   * have (SPEC 8.1). `pointer`, as every verify-contract tool names it in JSON. */
+  readonly pointer: string;
   readonly message: string;
 }
 
@@ -55,15 +56,15 @@ export function jsonValueIssues(value: unknown): ValidationIssue[] {
     const { node, path, depth } = stack.pop()!;
     if (node === null || typeof node === "string" || typeof node === "boolean") continue;
     if (typeof node === "number") {
-      if (!Number.isFinite(node)) issues.push({ rule: "json-non-finite", path: pointer(path), message: `${node} is not a JSON number` });
+      if (!Number.isFinite(node)) issues.push({ rule: "json-non-finite", pointer: pointer(path), message: `${node} is not a JSON number` });
       continue;
     }
     if (typeof node !== "object") {
-      issues.push({ rule: "not-json", path: pointer(path), message: `a ${typeof node} is not a JSON value` });
+      issues.push({ rule: "not-json", pointer: pointer(path), message: `a ${typeof node} is not a JSON value` });
       continue;
     }
     if (depth + 1 > MAX_DEPTH) {
-      issues.push({ rule: "json-too-deep", path: pointer(path), message: `the value nests deeper than ${MAX_DEPTH} levels` });
+      issues.push({ rule: "json-too-deep", pointer: pointer(path), message: `the value nests deeper than ${MAX_DEPTH} levels` });
       continue;
     }
     if (Array.isArray(node)) {
@@ -72,7 +73,7 @@ export function jsonValueIssues(value: unknown): ValidationIssue[] {
     }
     const proto: unknown = Object.getPrototypeOf(node);
     if (proto !== Object.prototype && proto !== null) {
-      issues.push({ rule: "not-json", path: pointer(path), message: "only plain objects are JSON objects" });
+      issues.push({ rule: "not-json", pointer: pointer(path), message: "only plain objects are JSON objects" });
       continue;
     }
     for (const [key, item] of Object.entries(node)) stack.push({ node: item, path: [...path, key], depth: depth + 1 });
@@ -87,9 +88,9 @@ export function validate(value: unknown, version: ContractVersion, profile: Prof
   const check = validator(version, profile);
   if (check(value)) return [];
   const errors = check.errors ?? [];
-  return schemaRuleFindings(value, errors, SCHEMA_RULES[version] ?? []).map(({ rule, path }) => {
-    const related = errors.filter((e) => e.instancePath === path || `${e.instancePath}/` === path.slice(0, e.instancePath.length + 1));
+  return schemaRuleFindings(value, errors, SCHEMA_RULES[version] ?? []).map(({ rule, pointer }) => {
+    const related = errors.filter((e) => e.instancePath === pointer || `${e.instancePath}/` === pointer.slice(0, e.instancePath.length + 1));
     const detail = related.map((e) => `${e.keyword}: ${e.message ?? "invalid"}`).join("; ");
-    return { rule, path, message: detail || "invalid" };
+    return { rule, pointer, message: detail || "invalid" };
   });
 }

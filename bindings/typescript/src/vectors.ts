@@ -22,6 +22,14 @@ export interface Vector {
   readonly text: string;
   /** The parsed `instance`, for vectors that carry one. */
   readonly instance?: JsonValue;
+  /** Where each error is (rule and JSON Pointer, sorted), for vectors that pin it (SPEC 8.1). */
+  readonly pointers?: readonly Place[];
+}
+
+/** One error's rule id and JSON Pointer: a vector's `pointers` entry, and the runner's. */
+export interface Place {
+  readonly rule: string;
+  readonly pointer: string;
 }
 
 interface RawVector {
@@ -34,6 +42,13 @@ interface RawVector {
   round_trip?: boolean;
   instance?: JsonValue;
   instance_json?: string;
+  pointers?: Place[];
+}
+
+/** Each error's rule and pointer, sorted by rule then pointer (as a vector's `pointers`). */
+export function places(errors: readonly { readonly rule: string; readonly pointer: string }[]): Place[] {
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return errors.map(({ rule, pointer }) => ({ rule, pointer })).sort((a, b) => order(a.rule, b.rule) || order(a.pointer, b.pointer));
 }
 
 /** Every vector of every file in `directory`, files sorted by name, tests in file order. */
@@ -60,6 +75,7 @@ export function loadVectors(directory: string): Vector[] {
         roundTrip: raw.round_trip ?? raw.valid,
         text: hasInstance ? JSON.stringify(raw.instance) : (raw.instance_json as string),
         ...(hasInstance ? { instance: raw.instance as JsonValue } : {}),
+        ...(raw.pointers !== undefined ? { pointers: raw.pointers } : {}),
       });
     }
   }

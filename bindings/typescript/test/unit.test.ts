@@ -107,7 +107,7 @@ describe("decode", () => {
     for (const reward of ["true", "false", '"0.5"', "null", "[1]", "{}"]) {
       const decoded = decode(`{"reward": ${reward}}`);
       assert.equal(decoded.ok, false, reward);
-      if (!decoded.ok) assert.equal(decoded.errors[0]?.path, "/reward");
+      if (!decoded.ok) assert.equal(decoded.errors[0]?.pointer, "/reward");
     }
     assert.equal(decode("{}").ok, false, "reward is required");
   });
@@ -219,7 +219,7 @@ describe("one finding per text and per violated rule", () => {
   test("a bad failure_kind is one error with its rule id", () => {
     const words = decode('{"reward": 0, "failure_kind": "Judge Failed"}');
     assert.ok(!words.ok);
-    assert.deepEqual(words.errors.map((e) => [e.rule, e.path]), [["failure-kind-format", "/failure_kind"]]);
+    assert.deepEqual(words.errors.map((e) => [e.rule, e.pointer]), [["failure-kind-format", "/failure_kind"]]);
     const number = decode('{"reward": 0, "failure_kind": 5}');
     assert.ok(!number.ok);
     assert.deepEqual(number.errors.map((e) => e.rule), ["failure-kind-type"]);

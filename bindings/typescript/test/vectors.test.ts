@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { decode, effectiveMask, encode, MaskTypeError, parseJson } from "../src/index.js";
-import { loadVectors } from "../src/vectors.js";
+import { loadVectors, places } from "../src/vectors.js";
 import { jsonEqual, sameKeyOrder, vectorsDir } from "./helpers.js";
 
 const VECTORS = loadVectors(vectorsDir());
@@ -28,6 +28,13 @@ for (const vector of VECTORS) {
       // Bytes in, same verdict: the UTF-8 path must not differ from the string path.
       assert.equal(decode(new TextEncoder().encode(vector.text), options).ok, vector.valid);
     });
+
+    if (vector.pointers !== undefined) {
+      test("errors are where the vector pins them (SPEC 8.1)", () => {
+        const decoded = decode(vector.text, options);
+        assert.deepEqual(decoded.ok ? [] : places(decoded.errors), vector.pointers);
+      });
+    }
 
     if (vector.valid) {
       test("effective mask equals the reference", () => {
@@ -57,10 +64,15 @@ for (const vector of VECTORS) {
   });
 }
 
+test("vectors pin missing members' pointers, top-level and nested", () => {
+  const depths = new Set(VECTORS.flatMap((v) => v.pointers ?? []).filter((p) => p.rule.endsWith("-required")).map((p) => p.pointer.split("/").length - 1));
+  assert.ok(depths.has(1) && depths.has(2), `depths ${[...depths].join(", ")}`);
+});
+
 test("the conformance runner prints one line per vector, agreeing with the reference", () => {
   const runner = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "conformance.js");
   const output = execFileSync(process.execPath, [runner, vectorsDir()], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const lines = output.trimEnd().split("\n").map((line) => JSON.parse(line) as { id: string; valid: boolean; effective_mask: boolean | null; encoded: unknown });
+  const lines = output.trimEnd().split("\n").map((line) => JSON.parse(line) as { id: string; valid: boolean; pointers: unknown; effective_mask: boolean | null; encoded: unknown });
   assert.deepEqual(
     lines.map((line) => line.id),
     VECTORS.map((vector) => vector.id),
@@ -69,6 +81,7 @@ test("the conformance runner prints one line per vector, agreeing with the refer
     const vector = VECTORS[i]!;
     assert.equal(line.valid, vector.valid, vector.id);
     assert.equal(line.effective_mask, vector.valid ? vector.effectiveMask : null, vector.id);
+    if (vector.pointers !== undefined) assert.deepEqual(line.pointers, vector.pointers, vector.id);
     if (vector.valid && vector.roundTrip) {
       const original = parseJson(vector.text);
       assert.ok(original.ok && jsonEqual(line.encoded, original.value), vector.id);

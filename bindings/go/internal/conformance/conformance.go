@@ -31,6 +31,13 @@ type Vector struct {
 	EffectiveMask *bool
 	RoundTrip     bool
 	Findings      []string // rule ids (the Python reference's detail; here only json-* rules are compared)
+	Pointers      []Place  // where each error is, when the vector pins it (nil otherwise)
+}
+
+// Place is where one error is: its rule id and JSON Pointer (a vector's "pointers" entry).
+type Place struct {
+	Rule    string `json:"rule"`
+	Pointer string `json:"pointer"`
 }
 
 type vectorFile struct {
@@ -44,6 +51,7 @@ type vectorFile struct {
 		EffectiveMask   *bool           `json:"effective_mask"`
 		RoundTrip       *bool           `json:"round_trip"`
 		Findings        []string        `json:"findings"`
+		Pointers        []Place         `json:"pointers"`
 	} `json:"tests"`
 }
 
@@ -82,7 +90,7 @@ func Load(dir string) ([]Vector, error) {
 			vectors = append(vectors, Vector{
 				File: filepath.Base(name), ID: t.ID, Version: t.ContractVersion,
 				Profile: verifycontract.Profile(t.Profile), Text: text, Valid: t.Valid,
-				EffectiveMask: t.EffectiveMask, RoundTrip: roundTrip, Findings: t.Findings,
+				EffectiveMask: t.EffectiveMask, RoundTrip: roundTrip, Findings: t.Findings, Pointers: t.Pointers,
 			})
 		}
 	}
@@ -96,7 +104,8 @@ func Load(dir string) ([]Vector, error) {
 type Outcome struct {
 	ID            string          `json:"id"`
 	Valid         bool            `json:"valid"`
-	Rules         []string        `json:"rules"` // error rule ids, sorted (empty when valid)
+	Rules         []string        `json:"rules"`    // error rule ids, sorted (empty when valid)
+	Pointers      []Place         `json:"pointers"` // each error's rule and pointer, sorted by rule then pointer
 	EffectiveMask *bool           `json:"effective_mask"`
 	Encoded       json.RawMessage `json:"encoded"`
 
@@ -109,7 +118,7 @@ type Outcome struct {
 
 // Evaluate runs one vector: strict parse, schema validation and typed decode must all accept it.
 func Evaluate(v Vector) Outcome {
-	out := Outcome{ID: v.ID, Rules: []string{}}
+	out := Outcome{ID: v.ID, Rules: []string{}, Pointers: []Place{}}
 	findings, err := verifycontract.Findings(v.Text, v.Version, v.Profile)
 	if err != nil {
 		out.SchemaErr = err
@@ -117,8 +126,13 @@ func Evaluate(v Vector) Outcome {
 	}
 	for _, finding := range findings {
 		out.Rules = append(out.Rules, finding.Rule)
+		out.Pointers = append(out.Pointers, Place{Rule: finding.Rule, Pointer: finding.Pointer})
 	}
 	sort.Strings(out.Rules)
+	sort.Slice(out.Pointers, func(i, j int) bool {
+		a, b := out.Pointers[i], out.Pointers[j]
+		return a.Rule < b.Rule || (a.Rule == b.Rule && a.Pointer < b.Pointer)
+	})
 	doc, err := verifycontract.Parse(v.Text)
 	if err != nil {
 		out.ParseErr = err

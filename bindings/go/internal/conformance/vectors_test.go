@@ -58,6 +58,9 @@ func TestVectors(t *testing.T) {
 			} else if out.ParseErr != nil {
 				t.Fatalf("unexpected parse error %v", out.ParseErr)
 			}
+			if v.Pointers != nil && !slices.Equal(out.Pointers, v.Pointers) {
+				t.Fatalf("errors at %v, want %v (SPEC 8.1)", out.Pointers, v.Pointers)
+			}
 			if out.ParseErr == nil && (out.SchemaErr == nil) != (out.TypedErr == nil) {
 				t.Fatalf("the schema validator and the typed decoder disagree: schema %v, typed %v", out.SchemaErr, out.TypedErr)
 			}
@@ -104,5 +107,21 @@ func TestRoundTripCoverage(t *testing.T) {
 	}
 	if count < 50 {
 		t.Fatalf("only %d round-trip vectors", count)
+	}
+}
+
+// TestPointerCoverage guards against a vacuous pointer check: vectors pin where missing members
+// are, top-level and nested (SPEC 8.1).
+func TestPointerCoverage(t *testing.T) {
+	depths := map[int]bool{}
+	for _, v := range loadVectors(t) {
+		for _, place := range v.Pointers {
+			if strings.HasSuffix(place.Rule, "-required") {
+				depths[strings.Count(place.Pointer, "/")] = true
+			}
+		}
+	}
+	if !depths[1] || !depths[2] {
+		t.Fatalf("missing-member pointers pinned at depths %v; want 1 and 2", depths)
 	}
 }

@@ -32,11 +32,12 @@ class Described(Protocol):
 
 
 def issue_dict(issue: Finding) -> dict[str, str]:
-    """One issue of the JSON report."""
+    """One issue of the JSON report; ``pointer`` is where in the vector's document ("" when nowhere in it)."""
     return {
         "obligation": issue.rule,
         "level": issue.context["level"],
         "vector": issue.file,
+        "pointer": issue.pointer,
         "description": issue.context["description"],
         "detail": issue.message,
     }

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verify_contract.diff.corpus import CorpusEffect
-from verify_contract.diff.rules import Break, Bump, direction_label
+from verify_contract.diff.rules import RULES, Break, Bump, direction_label, verdict
 from verify_contract.findings import Finding, Severity
 from verify_contract.versions import version_key
 
@@ -17,17 +17,23 @@ MARKDOWN_CELL = 240
 """Characters of one markdown table cell."""
 
 
-# A change is a ``Finding`` made by ``verify_contract.diff.rules.change``: its rule's verdict is in its context.
+# A change is a ``Finding`` made by ``verify_contract.diff.rules.change``. Its bump, what it breaks and whether
+# it is forbidden are its rule's (``RULES``), read from the rule: the finding's ``context`` is a copy for
+# readers of the finding, never what the verdict is decided by.
 def _bump(change: Finding) -> Bump:
-    return Bump(change.context["bump"])
+    return RULES[change.rule].bump
 
 
 def _breaks(change: Finding) -> frozenset[Break]:
-    return frozenset(Break(b) for b in change.context["breaks"])
+    return RULES[change.rule].breaks
 
 
 def _forbidden(change: Finding) -> bool:
-    return bool(change.context["forbidden"])
+    return RULES[change.rule].forbidden
+
+
+def _direction(change: Finding) -> str:
+    return RULES[change.rule].direction
 
 
 def change_dict(change: Finding) -> dict[str, Any]:
@@ -35,7 +41,7 @@ def change_dict(change: Finding) -> dict[str, Any]:
     return {
         "rule": change.rule,
         "severity": change.severity.value,
-        **change.context,
+        **verdict(RULES[change.rule]),
         "file": change.file,
         "pointer": change.pointer,
         "message": change.message,
@@ -144,7 +150,7 @@ def _verdict(report: Report) -> str:
 def render_text(report: Report) -> str:
     lines = [f"contract diff {_versions(report)}"]
     for c in report.changes:
-        lines.append(f"  {c.severity.value:<7} {c.rule:<34} {c.context['direction']:<17} {c.where}: {c.message}")
+        lines.append(f"  {c.severity.value:<7} {c.rule:<34} {_direction(c):<17} {c.where}: {c.message}")
     if not report.changes:
         lines.append("  no changes")
     lines.append(_verdict(report))
@@ -229,7 +235,7 @@ def render_markdown(report: Report) -> str:
             continue
         lines += ["", f"#### {title}", "", "| rule | breaks | where | change |", "|---|---|---|---|"]
         for c in chosen[:MARKDOWN_LISTED]:
-            lines.append(f"| `{c.rule}` | {c.context['direction']} | `{_cell(c.where)}` | {_cell(c.message)} |")
+            lines.append(f"| `{c.rule}` | {_direction(c)} | `{_cell(c.where)}` | {_cell(c.message)} |")
         lines += _more(len(chosen), MARKDOWN_LISTED, "changes")
     if not report.changes:
         lines += ["", "No changes."]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from verify_contract.findings import Finding, Severity
 
@@ -767,15 +768,19 @@ _RULES = (
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 
 
-def change(rule_id: str, file: str, pointer: str, message: str) -> Finding:
-    """A change the differ found, as a ``Finding`` of its rule's severity. The rule's verdict goes into the
-    finding's ``context``, in the JSON report's order: ``direction`` (``direction_label``), ``breaks`` (the
-    ``Break`` values, sorted), ``bump`` (a ``Bump`` value) and ``forbidden``."""
-    rule = RULES[rule_id]
-    verdict = {
+def verdict(rule: Rule) -> dict[str, Any]:
+    """A rule's verdict on a change, in the JSON report's order: ``direction`` (``direction_label``),
+    ``breaks`` (the ``Break`` values, sorted), ``bump`` (a ``Bump`` value) and ``forbidden``."""
+    return {
         "direction": rule.direction,
         "breaks": sorted(b.value for b in rule.breaks),
         "bump": rule.bump.value,
         "forbidden": rule.forbidden,
     }
-    return Finding(rule_id, rule.severity, message, pointer, file, verdict)
+
+
+def change(rule_id: str, file: str, pointer: str, message: str) -> Finding:
+    """A change the differ found, as a ``Finding`` of its rule's severity. The finding's ``context`` is a
+    copy of the rule's verdict for its readers; the differ's report reads the rule itself."""
+    rule = RULES[rule_id]
+    return Finding(rule_id, rule.severity, message, pointer, file, verdict(rule))

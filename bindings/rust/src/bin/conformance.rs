@@ -1,5 +1,6 @@
 //! Conformance runner: `conformance VECTORS_DIR` prints one JSON line per vector,
-//! `{"id", "valid", "rules", "effective_mask", "encoded"}`, for the cross-language test. Exits 0 when it ran,
+//! `{"id", "valid", "rules", "pointers", "effective_mask", "encoded"}` (`pointers`: each error's rule and
+//! pointer, sorted by rule then pointer), for the cross-language test. Exits 0 when it ran,
 //! whatever the verdicts; non-zero only when it could not run.
 
 use std::error::Error;
@@ -9,6 +10,11 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use verify_contract::vectors::load_vectors;
+use verify_contract::Violation;
+
+fn pointers(errors: &[Violation]) -> Vec<Value> {
+    errors.iter().map(|v| json!({"rule": v.rule, "pointer": v.pointer})).collect()
+}
 
 fn run(directory: &Path) -> Result<(), Box<dyn Error>> {
     let mut out = BufWriter::new(io::stdout().lock());
@@ -19,6 +25,7 @@ fn run(directory: &Path) -> Result<(), Box<dyn Error>> {
             "id": vector.id,
             "valid": verdict.valid(),
             "rules": verdict.rules,
+            "pointers": pointers(&verdict.errors),
             "effective_mask": verdict.effective_mask,
             "encoded": encoded.unwrap_or(Value::Null),
         });
