@@ -148,9 +148,10 @@ def build_view(
 
     ``mask_roles`` (role -> pointer) are where the effective mask is read. The rule is contract-wide
     (SPEC 4.2: every 1.x document is read at both locations, whichever version declares them), so the
-    caller passes ``contract.mask_locations`` of every version; by default this model's own roles. With ``named_objects``, an
-    object member whose schema is a named definition is an object type even without declared members
-    (a binding that names every definition's type); otherwise such a member is a plain map."""
+    caller passes ``contract.mask_locations`` of every version; by default this model's own roles. With
+    ``named_objects``, an object member whose schema is a named definition is an object type even without
+    declared members (a binding that names every definition's type); otherwise such a member is a plain
+    map."""
     if profile not in model["profiles"]:
         raise ViewError(f"contract {model['version']} has no profile {profile!r} (has {sorted(model['profiles'])})")
     facts = model["profiles"][profile]
