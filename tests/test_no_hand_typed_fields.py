@@ -251,9 +251,7 @@ def test_every_allowance_is_still_needed() -> None:
     names = contract_names()
     for (name, literal), reason in ALLOWED.items():
         assert reason
-        offending = {
-            found.text for found in source_literals(ROOT / name) if offences(found.text, names, python=True)
-        }
+        offending = {found.text for found in source_literals(ROOT / name) if offences(found.text, names, python=True)}
         assert offending if literal is None else literal in offending, (name, literal)
 
 
