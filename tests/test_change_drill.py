@@ -29,11 +29,10 @@ from typing import Any
 
 import pytest
 
+from generators import paths
 from verify_contract.contract import model_from_data
 
 from corpus_lines import model_lines
-from generators import paths
-
 from drill_model import CASES, DEPRECATED_KIND, GYM_REQUIRED, LATEST, NEW_FIELDS, NEW_KIND, NEXT, documents, next_schema
 from repo_copy import ROOT, copy_repository, not_copied, run_in
 
