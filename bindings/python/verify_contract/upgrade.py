@@ -36,6 +36,21 @@ def _container(document: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any
     return container
 
 
+def _mirror_mask(document: dict[str, Any], top: tuple[str, ...], legacy: tuple[str, ...], masked: bool) -> str | None:
+    """Write the effective mask at ``top`` when the legacy place holds a mask; the change made, if any."""
+    legacy_holder, top_holder = _container(document, legacy), _container(document, top)
+    if legacy_holder is None or legacy[-1] not in legacy_holder or top_holder is None:
+        return None
+    where = "/" + "/".join(part.replace("~", "~0").replace("/", "~1") for part in top)
+    if top[-1] not in top_holder:
+        top_holder[top[-1]] = masked
+        return f"{where}: added {str(masked).lower()} from the legacy {'.'.join(legacy)}"
+    if top_holder[top[-1]] is not masked:
+        top_holder[top[-1]] = masked
+        return f"{where}: false -> true, the OR of the top-level and legacy masks"
+    return None
+
+
 def upgrade(document: dict[str, Any], profile: Profile = DEFAULT_PROFILE) -> UpgradeResult:
     """Bring a document to the latest contract version.
 
@@ -49,22 +64,13 @@ def upgrade(document: dict[str, Any], profile: Profile = DEFAULT_PROFILE) -> Upg
     if not isinstance(document, dict):
         raise UpgradeError("a verify response is a JSON object")
     upgraded = copy.deepcopy(document)
-    changes: list[str] = []
     try:
         masked = effective_mask(upgraded)
     except MaskTypeError as error:
         raise UpgradeError(str(error)) from error
     top, legacy = MASK_ROLES.get("mask"), MASK_ROLES.get("legacy_mask")
-    legacy_holder = _container(upgraded, legacy) if top and legacy else None
-    top_holder = _container(upgraded, top) if top else None
-    if top and legacy and legacy_holder is not None and legacy[-1] in legacy_holder and top_holder is not None:
-        where = "/" + "/".join(part.replace("~", "~0").replace("/", "~1") for part in top)
-        if top[-1] not in top_holder:
-            top_holder[top[-1]] = masked
-            changes.append(f"{where}: added {str(masked).lower()} from the legacy {'.'.join(legacy)}")
-        elif top_holder[top[-1]] is not masked:
-            top_holder[top[-1]] = masked
-            changes.append(f"{where}: false -> true, the OR of the top-level and legacy masks")
+    change = _mirror_mask(upgraded, top, legacy, masked) if top and legacy else None
+    changes = [change] if change else []
     errors = validate(upgraded, LATEST_VERSION, profile).errors
     if errors:
         detail = "; ".join(f"{e.rule}: {e.message}" for e in errors)
