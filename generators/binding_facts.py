@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from generators import paths
-from verify_contract.codegen.view import MASK_ROLES, build_view
+from verify_contract.codegen.view import build_view
+from verify_contract.contract import MASK_ROLES, mask_locations
 
 
 def unlisted_kind(kind: str) -> dict[str, Any]:
@@ -43,15 +44,11 @@ def runtime_facts(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """What every binding's hand-written runtime reads instead of naming the contract's shape: the newest
     version's profiles (name -> ``$defs`` root, with its description), the default profile, the I-JSON
     nesting limit, the rule of a violation no other rule names, and where the effective mask is read.
-    The mask locations are those of the newest version that declares each mask role, in role order
-    (SPEC 4.2: every 1.x document is read at all of them), taken from the same view
-    ``verify-contract generate`` renders its mask readers from."""
+    The mask locations are ``contract.mask_locations`` of every version (the Python runtime's and
+    ``verify-contract generate``'s resolver), in role order."""
     versions = sorted(models, key=paths.version_key)
     latest = models[versions[-1]]
-    roles: dict[str, str] = {}
-    for version in versions:
-        roles.update({k: v for k, v in models[version]["roles"].items() if k in MASK_ROLES})
-    view = build_view(latest, latest["default_profile"], roles)
+    view = build_view(latest, latest["default_profile"], mask_locations(models[v]["roles"] for v in versions))
     fallback = [rule["id"] for rule in latest["rules"] if rule.get("scope") == "fallback"]
     if len(fallback) != 1:
         raise ValueError(f"contract {latest['version']}: expected one rule with scope fallback, found {fallback}")

@@ -3,12 +3,14 @@ the per-version enum schema."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from generators.paths import FAILURE_KINDS_FILE, version_key
+from verify_contract.failure_kind_info import Deprecation, DeprecationReason, FailureKindInfo, Stability
 from verify_contract.registry import lint_findings, parse_registry
+
+__all__ = ["Deprecation", "FailureKind", "RegistryError", "failure_kinds_schema", "kinds_at", "load_registry"]
 
 SCHEMA_BASE = "https://verify-contract.dev/schema"
 
@@ -17,25 +19,8 @@ class RegistryError(ValueError):
     """The registry file breaks one of its own rules."""
 
 
-@dataclass(frozen=True)
-class Deprecation:
-    since: str
-    reason: str
-    renamed_to: str | None
-    note: str | None
-
-
-@dataclass(frozen=True)
-class FailureKind:
-    id: str
-    domain: str
-    brief: str
-    stability: str
-    added_in: str
-    deprecated: Deprecation | None
-
-    def deprecated_at(self, version: str) -> bool:
-        return self.deprecated is not None and version_key(self.deprecated.since) <= version_key(version)
+FailureKind = FailureKindInfo
+"""A registry entry: the runtime's type (``verify_contract.failure_kind_info``), under the generators' name."""
 
 
 def load_registry(path: Path, versions: list[str]) -> list[FailureKind]:
@@ -49,10 +34,12 @@ def load_registry(path: Path, versions: list[str]) -> list[FailureKind]:
         deprecation = None
         if kind.deprecated is not None:
             raw = kind.deprecated
-            deprecation = Deprecation(raw["in"], raw["reason"], raw.get("renamed_to"), raw.get("note"))
-        # lint_findings guarantees these fields are non-empty strings
+            reason = cast(DeprecationReason, raw["reason"])  # lint_findings checked it is one of the reasons
+            deprecation = Deprecation(raw["in"], reason, raw.get("renamed_to"), raw.get("note"))
+        # lint_findings guarantees these fields are non-empty strings, the stability one of STABILITIES
         assert kind.domain and kind.brief and kind.stability and kind.added_in
-        kinds.append(FailureKind(kind.id, kind.domain, kind.brief, kind.stability, kind.added_in, deprecation))
+        stability = cast(Stability, kind.stability)
+        kinds.append(FailureKind(kind.id, kind.domain, kind.brief, stability, kind.added_in, deprecation))
     return kinds
 
 

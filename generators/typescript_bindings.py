@@ -9,9 +9,11 @@ definition's type, and an alias per field title (``Reward``, ``MaskSample``, ``F
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from generators import paths
 from generators.binding_facts import merged_types, runtime_facts
@@ -19,6 +21,7 @@ from generators.registry import FailureKind
 from generators.rust_bindings import string_definitions
 from verify_contract.codegen.header import GeneratedHeader
 from verify_contract.codegen.renderer import render_template
+from verify_contract.failure_kind_info import FailureKindInfo
 
 PACKAGE = paths.ROOT / "bindings" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"
@@ -114,38 +117,60 @@ def _failure_kinds_module(kinds: list[FailureKind]) -> str:
         "/** A registered kind or any other well-formed name: the enum is open, unknown names must decode. */\n"
         "export type FailureKindValue = RegisteredFailureKind | (string & {});\n\n"
     )
-    lines.append(
-        "export interface FailureKindInfo {\n"
-        "  readonly id: RegisteredFailureKind;\n"
-        "  readonly domain: string;\n"
-        "  readonly brief: string;\n"
-        '  readonly stability: "development" | "stable";\n'
-        "  readonly addedIn: string;\n"
-        "  readonly deprecated: {\n"
-        "    readonly since: string;\n"
-        '    readonly reason: "renamed" | "obsoleted";\n'
-        "    readonly renamedTo: string | null;\n"
-        "    readonly note: string | null;\n"
-        "  } | null;\n"
-        "}\n\n"
-        "export const FAILURE_KINDS: readonly FailureKindInfo[] = [\n"
-    )
+    # The interface is FailureKindInfo's fields, camelCased; a kind's id is typed as a registered kind.
+    interface = _ts_members(FailureKindInfo, "", {"id": "RegisteredFailureKind"})
+    lines.append(f"export interface FailureKindInfo {interface}\n\n")
+    lines.append("export const FAILURE_KINDS: readonly FailureKindInfo[] = [\n")
     for kind in kinds:
-        deprecated = "null"
-        if kind.deprecated is not None:
-            d = kind.deprecated
-            deprecated = (
-                f"{{ since: {json.dumps(d.since)}, reason: {json.dumps(d.reason)}, "
-                f"renamedTo: {json.dumps(d.renamed_to)}, note: {json.dumps(d.note)} }}"
-            )
-        lines.append(
-            f"  {{\n    id: {kind.id.upper()},\n    domain: {json.dumps(kind.domain)},\n"
-            f"    brief: {json.dumps(kind.brief, ensure_ascii=False)},\n"
-            f"    stability: {json.dumps(kind.stability)},\n    addedIn: {json.dumps(kind.added_in)},\n"
-            f"    deprecated: {deprecated},\n  }},\n"
+        members = "".join(
+            f"    {_camel(field.name)}: {_ts_value(field.name, getattr(kind, field.name))},\n"
+            for field in dataclasses.fields(kind)
         )
+        lines.append(f"  {{\n{members}  }},\n")
     lines.append("];\n")
     return "".join(lines)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _ts_type(hint: Any, indent: str) -> str:
+    """The TypeScript type of a registry entry's Python type hint (``FailureKindInfo``'s, resolved)."""
+    if hint is str:
+        return "string"
+    if hint is type(None):
+        return "null"
+    if get_origin(hint) is Literal:
+        return " | ".join(json.dumps(value) for value in get_args(hint))
+    if get_origin(hint) in (Union, types.UnionType):
+        return " | ".join(_ts_type(part, indent) for part in get_args(hint))
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _ts_members(hint, indent, {})
+    raise TypeError(f"no TypeScript type for {hint!r}")
+
+
+def _ts_members(cls: type, indent: str, typed: dict[str, str]) -> str:
+    """``{ readonly member: type; ... }`` of a dataclass, camelCased (``typed``: a member's own type)."""
+    hints = get_type_hints(cls)
+    members = "".join(
+        f"{indent}  readonly {_camel(f.name)}: {typed.get(f.name) or _ts_type(hints[f.name], indent + '  ')};\n"
+        for f in dataclasses.fields(cls)
+    )
+    return "{\n" + members + indent + "}"
+
+
+def _ts_value(name: str, value: Any) -> str:
+    """A registry entry's value as TypeScript: the id as its constant, a deprecation as an object literal."""
+    if name == "id":
+        return str(value).upper()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        members = ", ".join(
+            f"{_camel(f.name)}: {json.dumps(getattr(value, f.name))}" for f in dataclasses.fields(value)
+        )
+        return f"{{ {members} }}"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _contract_types_module(versions: list[str], models: dict[str, dict[str, Any]]) -> str:

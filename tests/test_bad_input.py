@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from verify_contract.check import CheckOptions, check_paths
+from verify_contract.versions import PROFILES
 
 GOOD = b'{"reward": 1.0, "mask_sample": false}\n'
 
@@ -152,3 +153,12 @@ def test_cli_never_tracebacks_on_bad_lines(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     _accounted(report)
     assert report["invalid"] >= len(BAD_LINES)
+
+
+@pytest.mark.parametrize("target", ["python-pydantic", "constants"])
+def test_generate_refuses_a_profile_the_model_lacks(tmp_path: Path, target: str) -> None:
+    """The profiles are the model's (no fixed list in the parser): an unknown one is one line, nothing written."""
+    result = _cli("generate", target, "--out", str(tmp_path / "out"), "--profile", "nope")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "no profile 'nope'" in result.stderr, result.stderr
+    assert all(profile in result.stderr for profile in PROFILES) and not (tmp_path / "out").exists()

@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from generators import paths
 from verify_contract.contract import model_from_data
 
 from corpus_lines import model_lines
@@ -211,6 +212,70 @@ def test_only_sources_were_edited_by_hand(drill: tuple[Path, list[str]]) -> None
     hand = sorted(changed - generated)
     assert hand and all(path.startswith(HAND_EDITABLE) for path in hand), hand
     assert any(path.startswith("bindings/python/verify_contract/generated/") for path in changed & generated)
+
+
+# What the package calls "latest", read in the copy after the generators ran: nothing was edited by hand.
+LATEST_FACTS = """
+import contextlib, inspect, json, sys, tempfile
+from pathlib import Path
+from verify_contract import models, typeddicts
+from verify_contract.codegen import read_file_header
+from verify_contract.conformance import check_consumer
+from verify_contract.conformance.consumer import profile_echo
+from verify_contract.generated import latest
+from verify_contract.mask import effective_mask
+from verify_contract.upgrade import UpgradeError, upgrade
+from verify_contract.versions import LATEST_VERSION
+from verify_contract.cli import main
+document, broken = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+try:
+    upgrade(broken)
+    refused = False
+except UpgradeError:
+    refused = True
+with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(sys.stderr):
+    generated = main(["generate", "python-pydantic", "--out", out])
+    header = read_file_header(next(Path(out).glob("*.py")))
+consumer = check_consumer(effective_mask, reads="mask")
+print(json.dumps({
+    "latest": [LATEST_VERSION, latest.CONTRACT_VERSION],
+    "models": [models.VerifyResponse.__module__, typeddicts.VerifyResponse.__module__],
+    "model_fields": sorted(f.alias or n for n, f in models.VerifyResponse.model_fields.items()),
+    "typeddict_keys": sorted(typeddicts.VerifyResponse.__annotations__),
+    "upgraded": upgrade(document).document == document,
+    "upgrade_refuses": refused,
+    "upgrade_profile": inspect.signature(upgrade).parameters["profile"].default,
+    "echo": sorted(profile_echo(LATEST_VERSION, "gym")),
+    "consumer": [consumer.version, consumer.ok],
+    "generate": [generated, header.contract_version, header.profile],
+}))
+"""
+
+
+def test_the_latest_names_follow_the_new_version(drill: tuple[Path, list[str]]) -> None:
+    """The package's "latest" names (``models``, ``typeddicts``, ``LATEST_VERSION``), ``upgrade``, the
+    conformance kit and ``generate``'s default are the new version's, with no hand edit."""
+    copy, _ = drill
+    document = documents("core")[0][1]
+    broken = next(document for case, document, _ in documents("core") if case == "attempts-zero")
+    done = _run(copy, sys.executable, "-c", LATEST_FACTS, json.dumps(document), json.dumps(broken))
+    assert done.returncode == 0, done.stderr[-3000:]
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    module = f"verify_contract.generated.{paths.module_name(NEXT)}"
+    assert facts["latest"] == [NEXT, NEXT]
+    assert facts["models"] == [f"{module}.models", f"{module}.typeddicts"]
+    assert set(NEW_FIELDS) <= set(facts["model_fields"]) and set(NEW_FIELDS) <= set(facts["typeddict_keys"])
+    assert facts["upgraded"] and facts["upgrade_refuses"]  # valid at the new version; its new minimum holds
+    assert facts["upgrade_profile"] == model_from_data(_next_model(copy)).default_profile
+    assert GYM_REQUIRED in facts["echo"]
+    assert facts["consumer"] == [NEXT, True]
+    assert facts["generate"] == [0, NEXT, model_from_data(_next_model(copy)).default_profile]
+
+
+def _next_model(copy: Path) -> dict[str, Any]:
+    path = copy / "bindings" / "python" / "verify_contract" / "generated" / "model" / f"{NEXT}.json"
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
 
 
 def test_bindings_build_and_agree(drill: tuple[Path, list[str]]) -> None:

@@ -24,10 +24,12 @@ from verify_contract.conformance import (
     check_consumer,
     check_producer,
 )
-from verify_contract.conformance.consumer import MASK_RULES, REWARD_RULES
+from verify_contract.conformance.consumer import MASK_RULES, REWARD_RULES, profile_echo, with_echo
+from verify_contract.contract import contract_model
 from verify_contract.findings import RULES
 from verify_contract.models import GymVerifyResponse, VerifyResponse
-from verify_contract.versions import LATEST_VERSION, Profile
+from verify_contract.validation import validate
+from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
 
 from conftest import VECTORS
 from fixtures import producers, readers
@@ -315,3 +317,19 @@ def test_pytest_plugin_in_a_downstream_repo(tmp_path: Path) -> None:
 def test_the_kit_names_only_rules_of_spec_section_8() -> None:
     assert RULES.keys() >= MASK_RULES | REWARD_RULES
     assert "document-type" in RULES  # with the json-* rules, section 2.1's (consumer-refuse-json)
+
+
+@pytest.mark.parametrize("version", CONTRACT_VERSIONS)
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_profile_echo_makes_a_default_profile_document_one_of_the_profile(version: str, profile: str) -> None:
+    """The echo comes from the model: the members ``profile`` requires beyond the default one, nothing else."""
+    model = contract_model(version)
+    document = {model.role("reward").name: 0}  # type: ignore[union-attr]
+    assert validate(document, version, model.default_profile).valid
+    echo = profile_echo(version, profile)
+    assert validate({**document, **echo}, version, profile).valid
+    extra = set(model.profiles[profile].required) - set(model.profiles[model.default_profile].required)
+    assert set(echo) == extra and (profile == model.default_profile) == (not echo)
+    assert with_echo(document, version, profile) == {**echo, **document}
+    echo.clear()  # each call gives a fresh copy
+    assert set(profile_echo(version, profile)) == extra

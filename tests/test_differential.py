@@ -467,6 +467,20 @@ def test_a_constrained_document_declines_the_version() -> None:
         fastpath.build_field_table(_synthetic(closed), "gym")
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+def test_another_depth_limit_declines_the_version(profile: Profile) -> None:
+    """The C scanner's nesting limit is compiled in (``_fastscan.MAX_DEPTH``): a model with another limit
+    would have it call a too-deep line clean or refuse a legal one, so the pre-check declines the model."""
+    assert fastpath.build_field_table(contract_model(LATEST), profile)  # the shipped limit is the C one
+    for limit in (contract_model(LATEST).max_depth - 1, contract_model(LATEST).max_depth + 1):
+
+        def change(data: dict[str, Any], limit: int = limit) -> None:
+            data["limits"]["max_depth"] = limit
+
+        with pytest.raises(fastpath.Unsupported, match="depth limit"):
+            fastpath.build_field_table(_synthetic(change), profile)
+
+
 def test_a_member_below_an_undeclared_parent_declines_the_version() -> None:
     def change(data: dict[str, Any]) -> None:
         field = copy.deepcopy(next(f for f in data["fields"] if f["pointer"] == "/failure_reason"))

@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 
+from generators.binding_facts import runtime_facts
 from verify_contract import MaskTypeError, effective_mask
+from verify_contract.codegen import renderer
+from verify_contract.contract import MASK_ROLES, contract_model, mask_locations, model_from_data
+from verify_contract.mask import MASK_ROLES as MASK_ROLES_OF_RUNTIME
+from verify_contract.versions import CONTRACT_VERSIONS
 
 
 @pytest.mark.parametrize(
@@ -29,3 +35,41 @@ def test_effective_mask_is_top_level_or_legacy(document: dict[str, Any], masked:
 def test_non_boolean_masks_are_refused(document: dict[str, Any]) -> None:
     with pytest.raises(MaskTypeError):
         effective_mask(document)
+
+
+# --- where the mask is read: one resolver for every reader ------------------------------------------------
+
+
+def _shipped_models() -> dict[str, dict[str, Any]]:
+    return {version: contract_model(version).raw for version in CONTRACT_VERSIONS}
+
+
+def _next_without_legacy() -> dict[str, Any]:
+    """A synthetic next version whose roles no longer name the legacy mask."""
+    latest = copy.deepcopy(contract_model(CONTRACT_VERSIONS[-1]).raw)
+    major, minor, _ = map(int, latest["version"].split("."))
+    latest["version"] = f"{major}.{minor + 1}.0"
+    latest["roles"] = {role: pointer for role, pointer in latest["roles"].items() if role != "legacy_mask"}
+    return latest
+
+
+def test_a_mask_role_is_read_where_the_newest_version_declaring_it_puts_it() -> None:
+    assert mask_locations([{"mask": "/a"}, {"mask": "/b", "legacy_mask": "/c/d"}, {}]) == {
+        "mask": "/b",
+        "legacy_mask": "/c/d",
+    }
+    assert list(mask_locations([{"legacy_mask": "/c/d", "mask": "/b", "reward": "/r"}])) == list(MASK_ROLES)
+
+
+def test_every_reader_of_the_mask_reads_the_same_places() -> None:
+    """The Python runtime, the bindings' generated mask paths and ``verify-contract generate`` agree, also
+    for a next version that stops declaring the legacy location (SPEC 4.2 keeps reading it in 1.x)."""
+    shipped = _shipped_models()
+    python_paths = [list(path) for path in MASK_ROLES_OF_RUNTIME.values()]
+    assert runtime_facts(shipped)["mask_paths"] == python_paths and len(python_paths) == len(MASK_ROLES)
+    following = _next_without_legacy()
+    with_next = {**shipped, following["version"]: following}
+    expected = mask_locations(model["roles"] for model in with_next.values())
+    assert expected == mask_locations(model["roles"] for model in shipped.values())
+    assert runtime_facts(with_next)["mask_paths"] == [pointer.strip("/").split("/") for pointer in expected.values()]
+    assert renderer._mask_roles(model_from_data(following)) == expected

@@ -56,7 +56,7 @@
 #define MAX_FIELDS 64
 #define NODE_NONE 255 /* a container that is not a table field with members */
 
-#define MAX_DEPTH 100       /* jsonio.MAX_DEPTH */
+#define MAX_DEPTH 100       /* the model's limits.max_depth; fastpath declines a model with another */
 #define MAX_OBJECT_KEYS 256 /* beyond this, duplicate detection is left to the reference */
 #define KEY_STACK 8192
 #define MAX_NUMBER_CHARS 1000
@@ -1918,7 +1918,7 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
     if (PyModule_AddIntConstant(m, "STATUS_TEXT", STATUS_TEXT) < 0 ||
         PyModule_AddIntConstant(m, "STATUS_CONTRACT", STATUS_CONTRACT) < 0 ||
         PyModule_AddIntConstant(m, "SEM_LEGACY", SEM_LEGACY) < 0 || PyModule_AddIntConstant(m, "SEM_KIND", SEM_KIND) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_FIELDS", MAX_FIELDS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_FIELDS", MAX_FIELDS) < 0 || PyModule_AddIntConstant(m, "MAX_DEPTH", MAX_DEPTH) < 0 ||
         PyModule_AddIntConstant(m, "CLASS_PLAIN", CLASS_PLAIN) < 0 ||
         PyModule_AddIntConstant(m, "CLASS_KIND", CLASS_KIND) < 0 ||
         PyModule_AddIntConstant(m, "CLASS_UNSURE", CLASS_UNSURE) < 0 ||

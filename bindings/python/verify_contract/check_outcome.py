@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from verify_contract.fastpath import KIND_CLASSES
 from verify_contract.findings import Finding, Severity
 from verify_contract.mask import MaskTypeError, effective_mask
 from verify_contract.records import FrozenRecord
@@ -73,5 +74,8 @@ def facts(document: Any, findings: tuple[Finding, ...], version: str) -> Outcome
     kind_class = None
     kind = value_at(document, kind_path) if kind_path is not None else None
     if isinstance(kind, str):
-        kind_class = "namespaced" if separator in kind else "registered" if kind in registered else "unregistered"
+        registered_class, namespaced_class, unregistered_class = KIND_CLASSES
+        kind_class = (
+            namespaced_class if separator in kind else registered_class if kind in registered else unregistered_class
+        )
     return Outcome(findings, True, masked, legacy, kind_class)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from verify_contract.check_outcome import Outcome
 
 DEFAULT_MAX_FINDINGS = 1000
-KIND_CLASSES = ("registered", "namespaced", "unregistered")
+KIND_CLASSES = fastpath.KIND_CLASSES
 
 
 class LocatedFinding(FrozenRecord):

@@ -12,12 +12,13 @@ from verify_contract.diff import Report, SideError, diff_sides, load_side, rende
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.findings import Severity
 from verify_contract.vectors import VectorFileError
+from verify_contract.versions import CONTRACT_VERSIONS
 
-EPILOG = """\
-OLD and NEW are each a schema file, a version directory (schema/versions/1.2.0), a schema/ directory or a
-repository root (its latest version), or a git revision of the current repository (main, HEAD~1,
-main:schema/versions/1.1.0), or a file written by `verify-contract generate` (the contract version its header
-names, as this package ships it).
+EPILOG = f"""\
+OLD and NEW are each a schema file, a version directory (schema/versions/{CONTRACT_VERSIONS[-1]}), a schema/ directory
+or a repository root (its latest version), or a git revision of the current repository (main, HEAD~1,
+main:schema/versions/{CONTRACT_VERSIONS[0]}), or a file written by `verify-contract generate` (the contract version its
+header names, as this package ships it).
 
 exit codes: 0 nothing at or above --fail-on (with --check-bump: the version bump is large enough),
 1 a change at or above --fail-on or a forbidden registry change (with --check-bump: the bump is too small or a

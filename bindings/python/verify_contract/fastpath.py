@@ -8,7 +8,8 @@ module every non-blank line asks the reference, without a key: slower, same repo
 
 The C code knows no contract field: ``field_table`` compiles the resolved contract model of a version and
 profile into the table it scans with. Whatever the table cannot express (a constraint keyword other than
-the failure-kind grammar, a constraint on the document itself, too many fields) makes the pre-check hand
+the failure-kind grammar, a constraint on the document itself, too many fields, a depth limit other than
+the C one) makes the pre-check hand
 the line to the reference, or decline the whole version: it never calls clean what it cannot prove.
 """
 
@@ -30,10 +31,12 @@ except ImportError:  # no C compiler when the package was installed
     _native = None
 
 STATUS_BLANK = 0
-STATUS_TEXT = 254
-STATUS_CONTRACT = 253
+# The C scanner's own bytes; without it only _slow_scan writes them, and any distinct values would do.
+STATUS_TEXT: int = getattr(_native, "STATUS_TEXT", 254)
+STATUS_CONTRACT: int = getattr(_native, "STATUS_CONTRACT", 253)
 CLEAN_STATUSES = range(1, 13)
-KIND_CLASSES = ("registered", "namespaced")
+KIND_CLASSES = ("registered", "namespaced", "unregistered")
+"""The failure-kind classes ``check`` counts; a clean status byte's kind code 1 and 2 are the first two."""
 # The SPEC roles the pre-check acts on: the effective mask (both places) and the failure-kind registry.
 _ROLE_CODES = {"mask": "ROLE_MASK", "legacy_mask": "ROLE_LEGACY_MASK", "failure_kind": "ROLE_KIND"}
 _BLANK = b" \t\r\n"  # JSON whitespace (RFC 8259): \x0b and \x0c are not blank
@@ -99,6 +102,10 @@ def build_field_table(model: ContractModel, profile: Profile) -> bytes:
     Raises ``Unsupported`` for a model the table cannot express: the caller then scans without the C code.
     """
     assert _native is not None
+    if model.max_depth != _native_int("MAX_DEPTH"):
+        # The C scanner's nesting limit is compiled in: with another limit its text verdicts would be wrong.
+        limit = _native_int("MAX_DEPTH")
+        raise Unsupported(f"the model's depth limit {model.max_depth} is not the pre-check's {limit}")
     definition = model.definitions[model.profiles[profile].definition]
     if definition["constraints"] or definition["additional_properties"] not in (None, True):
         # A keyword on the document itself (a closed object, minProperties, dependentRequired, ...) may

@@ -15,7 +15,7 @@ from typing import Any
 
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
 from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION
+from verify_contract.versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 EPILOG = f"""\
 targets: {", ".join(TARGETS)}.
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     params: dict[str, Any] = {"name": args.name, "package": args.package, "lang": args.lang}
     templates = Path(args.templates) if args.templates else None
     try:
-        profile = args.profile or _default_profile(args.contract_version)
+        profile = _profile(args.contract_version, args.profile)
         files = render(Request(args.target, args.contract_version, profile, params, templates))
     except GenerateError as error:
         print(f"verify-contract generate: {error}", file=sys.stderr)
@@ -92,14 +92,18 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _default_profile(version: str) -> str:
+def _profile(version: str, asked: str | None) -> str:
+    """The profile asked for, which the version's model must have, else the model's default profile."""
     from verify_contract.codegen.renderer import GenerateError
     from verify_contract.contract import contract_model
 
     try:
-        return contract_model(version).default_profile
+        model = contract_model(version)
     except ValueError as error:
         raise GenerateError(str(error)) from None
+    if asked is not None and asked not in model.profiles:
+        raise GenerateError(f"contract {version} has no profile {asked!r} (has {', '.join(model.profiles)})")
+    return model.default_profile if asked is None else asked
 
 
 def register(commands: Any) -> None:
@@ -119,7 +123,11 @@ def register(commands: Any) -> None:
         metavar="V",
         help=f"contract version (default {LATEST_VERSION}; one of {', '.join(CONTRACT_VERSIONS)})",
     )
-    parser.add_argument("--profile", choices=("core", "gym"), help="profile (default: the model's default, core)")
+    parser.add_argument(
+        "--profile",
+        metavar="P",
+        help=f"profile (default: the model's default; the latest's: {', '.join(PROFILES)}, default {DEFAULT_PROFILE})",
+    )
     parser.add_argument("--name", default=DEFAULT_PARAMS["name"], help="module/file base name (default %(default)s)")
     parser.add_argument("--package", default=DEFAULT_PARAMS["package"], help="Go package name (default %(default)s)")
     parser.add_argument(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verify_contract.contract import contract_model
-from verify_contract.generated import LATEST_VERSION
+from verify_contract.contract import contract_model, mask_locations
+from verify_contract.generated import CONTRACT_VERSIONS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -13,15 +13,11 @@ if TYPE_CHECKING:
 
 
 def _mask_roles() -> dict[str, tuple[str, ...]]:
-    """Where the mask lives (role -> member path), as the latest contract declares it: the top-level mask
-    first, then the legacy one. The effective mask reads both places whatever version a document follows."""
-    model = contract_model(LATEST_VERSION)
-    found: dict[str, tuple[str, ...]] = {}
-    for role in ("mask", "legacy_mask"):
-        field = model.role(role)
-        if field is not None:
-            found[role] = field.path
-    return found
+    """Where the mask lives (role -> member path): the top-level mask first, then the legacy one, as
+    ``contract.mask_locations`` resolves them over the shipped versions (as every binding does). The
+    effective mask reads every place whatever version a document follows."""
+    locations = mask_locations(contract_model(version).roles for version in CONTRACT_VERSIONS)
+    return {role: tuple(pointer.strip("/").split("/")) for role, pointer in locations.items()}
 
 
 MASK_ROLES = _mask_roles()

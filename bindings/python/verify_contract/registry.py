@@ -10,14 +10,12 @@ from typing import Any
 
 import yaml
 
+from verify_contract.failure_kind_info import DEPRECATION_REASONS, ENTRY_KEYS, STABILITIES
 from verify_contract.findings import Finding, Severity
 from verify_contract.versions import version_key
 
 FILE_FORMAT = "failure-kind-registry/1"
 ID_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
-STABILITIES = ("development", "stable")
-DEPRECATION_REASONS = ("renamed", "obsoleted")
-KIND_KEYS = {"id", "domain", "brief", "stability", "added_in", "deprecated"}
 FILE = "failure_kinds.yaml"
 LINT_RULE = "registry-lint"
 """The rule id of every ``Finding`` of the registry file's own rules (listed above)."""
@@ -96,7 +94,7 @@ def _lint_kind(entry: dict[str, Any], versions: list[str]) -> list[str]:
         problems.append(f"kind {kind_id}: stability must be one of {STABILITIES}")
     if _text(entry, "added_in") and entry["added_in"] not in versions:
         problems.append(f"kind {kind_id}: added_in {entry['added_in']} is not a contract version")
-    unknown = set(entry) - KIND_KEYS
+    unknown = set(entry) - ENTRY_KEYS
     if unknown:
         problems.append(f"kind {kind_id}: unknown keys {sorted(unknown)}")
     raw = entry.get("deprecated")

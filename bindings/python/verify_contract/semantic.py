@@ -78,7 +78,7 @@ def role_fields(
     model's failure-kind data, mask, legacy mask), looked up once: ``check`` runs the rules and counts the
     facts on every line it composes."""
     model = contract_model(version)
-    roles = (model.role(role) for role in ("reward", "failure_kind", "mask", "legacy_mask"))
+    roles = (model.role(role) for role in SEMANTIC_ROLES)
     reward, kind, mask, legacy = roles
     return reward, kind, model.failure_kinds, mask, legacy
 

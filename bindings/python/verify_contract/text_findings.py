@@ -7,12 +7,15 @@ decoders cost a few milliseconds of every process's first text defect).
 
 from __future__ import annotations
 
+from verify_contract.contract import contract_model
 from verify_contract.findings import Finding, finding
+from verify_contract.generated import LATEST_VERSION
 
 NON_FINITE_TOKENS = ("NaN", "Infinity", "-Infinity")  # the tokens Python's json reads as numbers
 
-MAX_DEPTH = 100
-"""Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (SPEC.md)."""
+MAX_DEPTH = contract_model(LATEST_VERSION).max_depth
+"""Deepest nesting of arrays and objects a document may have; the top-level object is depth 1 (SPEC.md):
+the model's ``limits.max_depth`` (the compiled pre-check declines a model whose limit is not its own)."""
 
 
 NON_FINITE_RULE = "json-non-finite"

@@ -1,23 +1,6 @@
-"""The TypedDicts of the latest contract version (static types; validate through ``typeddict_adapter``)."""
+"""The TypedDicts of the latest contract version (static types; validate through ``typeddict_adapter``).
 
-from verify_contract.generated.v1_2_0.typeddicts import (
-    FailureKind,
-    FailureKindName,
-    GymVerifyResponse,
-    InstanceConfig,
-    RegisteredFailureKind,
-    Response,
-    ResponsesCreateParams,
-    VerifyResponse,
-)
+Which version is the latest, and its names, are generated (``verify_contract.generated.latest``)."""
 
-__all__ = [
-    "FailureKind",
-    "FailureKindName",
-    "GymVerifyResponse",
-    "InstanceConfig",
-    "RegisteredFailureKind",
-    "Response",
-    "ResponsesCreateParams",
-    "VerifyResponse",
-]
+from verify_contract.generated.latest.typeddicts import *  # noqa: F403
+from verify_contract.generated.latest.typeddicts import __all__ as __all__

@@ -6,9 +6,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify_contract.mask import MaskTypeError, effective_mask
+from verify_contract.mask import MASK_ROLES, MaskTypeError, effective_mask
 from verify_contract.validation import validate
-from verify_contract.versions import LATEST_VERSION, Profile
+from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 
 class UpgradeError(ValueError):
@@ -25,9 +25,36 @@ class UpgradeResult:
         return bool(self.changes)
 
 
-def upgrade(document: dict[str, Any], profile: Profile = "core") -> UpgradeResult:
+def _container(document: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any] | None:
+    """The object holding the member at ``path``, or None when a step on the way is not an object."""
+    container = document
+    for part in path[:-1]:
+        inner = container.get(part)
+        if not isinstance(inner, dict):
+            return None
+        container = inner
+    return container
+
+
+def _mirror_mask(document: dict[str, Any], top: tuple[str, ...], legacy: tuple[str, ...], masked: bool) -> str | None:
+    """Write the effective mask at ``top`` when the legacy place holds a mask; the change made, if any."""
+    legacy_holder, top_holder = _container(document, legacy), _container(document, top)
+    if legacy_holder is None or legacy[-1] not in legacy_holder or top_holder is None:
+        return None
+    where = "/" + "/".join(part.replace("~", "~0").replace("/", "~1") for part in top)
+    if top[-1] not in top_holder:
+        top_holder[top[-1]] = masked
+        return f"{where}: added {str(masked).lower()} from the legacy {'.'.join(legacy)}"
+    if top_holder[top[-1]] is not masked:
+        top_holder[top[-1]] = masked
+        return f"{where}: false -> true, the OR of the top-level and legacy masks"
+    return None
+
+
+def upgrade(document: dict[str, Any], profile: Profile = DEFAULT_PROFILE) -> UpgradeResult:
     """Bring a document to the latest contract version.
 
+    The mask's places are the model's ``mask`` and ``legacy_mask`` roles (``mask.MASK_ROLES``):
     - A mask only in the legacy ``instance_config.mask_sample`` is written to the top level too.
     - A top-level mask that disagrees with the legacy one becomes their OR (the effective mask).
     - The legacy mirror, unknown keys, key order and numbers are kept as they are.
@@ -37,19 +64,13 @@ def upgrade(document: dict[str, Any], profile: Profile = "core") -> UpgradeResul
     if not isinstance(document, dict):
         raise UpgradeError("a verify response is a JSON object")
     upgraded = copy.deepcopy(document)
-    changes: list[str] = []
     try:
         masked = effective_mask(upgraded)
     except MaskTypeError as error:
         raise UpgradeError(str(error)) from error
-    config = upgraded.get("instance_config")
-    if isinstance(config, dict) and "mask_sample" in config:
-        if "mask_sample" not in upgraded:
-            upgraded["mask_sample"] = masked
-            changes.append(f"/mask_sample: added {str(masked).lower()} from the legacy instance_config.mask_sample")
-        elif upgraded["mask_sample"] is not masked:
-            upgraded["mask_sample"] = masked
-            changes.append("/mask_sample: false -> true, the OR of the top-level and legacy masks")
+    top, legacy = MASK_ROLES.get("mask"), MASK_ROLES.get("legacy_mask")
+    change = _mirror_mask(upgraded, top, legacy, masked) if top and legacy else None
+    changes = [change] if change else []
     errors = validate(upgraded, LATEST_VERSION, profile).errors
     if errors:
         detail = "; ".join(f"{e.rule}: {e.message}" for e in errors)

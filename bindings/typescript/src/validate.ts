@@ -11,7 +11,8 @@ import { schemaRuleFindings } from "./rules.js";
 export { type Profile, PROFILES } from "./generated/index.js";
 
 export interface ValidationIssue {
-  /** The SPEC rule id (section 8); `not-json` for an in-memory value JSON cannot carry. */
+  /** The SPEC rule id (section 8): an in-memory value JSON cannot carry (a function, `undefined`, a class
+   * instance) breaks `json-syntax`, as its text would not be one JSON value. */
   readonly rule: string;
   /** JSON Pointer to the offending value ("" is the document); a missing member is at the pointer it would
    * have (SPEC 8.1). `pointer`, as every verify-contract tool names it in JSON. */
@@ -60,7 +61,7 @@ export function jsonValueIssues(value: unknown): ValidationIssue[] {
       continue;
     }
     if (typeof node !== "object") {
-      issues.push({ rule: "not-json", pointer: pointer(path), message: `a ${typeof node} is not a JSON value` });
+      issues.push({ rule: "json-syntax", pointer: pointer(path), message: `a ${typeof node} is not a JSON value` });
       continue;
     }
     if (depth + 1 > MAX_DEPTH) {
@@ -73,7 +74,7 @@ export function jsonValueIssues(value: unknown): ValidationIssue[] {
     }
     const proto: unknown = Object.getPrototypeOf(node);
     if (proto !== Object.prototype && proto !== null) {
-      issues.push({ rule: "not-json", pointer: pointer(path), message: "only plain objects are JSON objects" });
+      issues.push({ rule: "json-syntax", pointer: pointer(path), message: "only plain objects are JSON objects" });
       continue;
     }
     for (const [key, item] of Object.entries(node)) stack.push({ node: item, path: [...path, key], depth: depth + 1 });

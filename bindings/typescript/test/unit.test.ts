@@ -16,6 +16,8 @@ import {
   MaskTypeError,
   parseJson,
   REGISTERED_FAILURE_KINDS,
+  jsonValueIssues,
+  validate,
   type FailureKindValue,
   type v1_0_0,
   type v1_2_0,
@@ -226,6 +228,17 @@ describe("one finding per text and per violated rule", () => {
     const gym = decode('{"response": []}', { version: "1.2.0", profile: "gym" }); // the members 1.2.0 requires
     assert.ok(!gym.ok);
     assert.deepEqual(gym.errors.map((e) => e.rule).sort(), ["gym-field-required", "gym-field-type", "reward-required"]);
+  });
+});
+
+describe("an in-memory value JSON cannot carry", () => {
+  test("breaks json-syntax, a catalogue rule, at its location", () => {
+    const values = [() => 1, undefined, Symbol("s"), 1n, new Date(0), new Map()];
+    for (const value of values) {
+      const issues = validate({ reward: 1, x: [value] }, LATEST_VERSION, "core");
+      assert.deepEqual(issues.map((issue) => [issue.rule, issue.pointer]), [["json-syntax", "/x/0"]], String(value));
+    }
+    assert.deepEqual(jsonValueIssues({ reward: 1, x: { y: null } }), []);
   });
 });
 

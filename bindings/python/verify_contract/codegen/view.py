@@ -16,6 +16,8 @@ import keyword
 import re
 from typing import Any
 
+from verify_contract.contract import MASK_ROLES
+
 # Keywords the built-in targets check in generated code, per JSON kind of the value.
 CHECKED_KEYWORDS: dict[str, frozenset[str]] = {
     "string": frozenset({"pattern", "minLength", "maxLength", "enum", "const"}),
@@ -139,9 +141,6 @@ def _unique(name: str, taken: set[str], parent: str) -> str:
     return candidate
 
 
-MASK_ROLES = ("mask", "legacy_mask")
-
-
 def build_view(
     model: dict[str, Any], profile: str, mask_roles: dict[str, str] | None = None, *, named_objects: bool = False
 ) -> dict[str, Any]:
@@ -149,9 +148,10 @@ def build_view(
 
     ``mask_roles`` (role -> pointer) are where the effective mask is read. The rule is contract-wide
     (SPEC 4.2: every 1.x document is read at both locations, whichever version declares them), so the
-    caller passes the newest version's; by default this model's own roles. With ``named_objects``, an
-    object member whose schema is a named definition is an object type even without declared members
-    (a binding that names every definition's type); otherwise such a member is a plain map."""
+    caller passes ``contract.mask_locations`` of every version; by default this model's own roles. With
+    ``named_objects``, an object member whose schema is a named definition is an object type even without
+    declared members (a binding that names every definition's type); otherwise such a member is a plain
+    map."""
     if profile not in model["profiles"]:
         raise ViewError(f"contract {model['version']} has no profile {profile!r} (has {sorted(model['profiles'])})")
     facts = model["profiles"][profile]

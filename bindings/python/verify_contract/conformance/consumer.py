@@ -19,7 +19,7 @@ Each document is judged at the consumer's profile and version, by the reference 
   request echo): the consumer MAY refuse them; if it answers, the answer must still be right.
 
 Vectors of later versions than the consumer's do not apply; earlier ones do (SPEC 4.2.4). At the gym
-profile, core-profile documents are given the minimal request echo they lack.
+profile, core-profile documents are given the minimal request echo they lack (``profile_echo``).
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract import contract_model
+from verify_contract.contract import ContractModel, contract_model
 from verify_contract.jsonio import parse_json
 from verify_contract.mask import effective_mask
 from verify_contract.schemas import declared_fields, registered_failure_kinds
@@ -46,16 +47,68 @@ InvalidPolicy = Literal["refuse", "skip"]
 READS: tuple[Reads, ...] = ("mask", "reward", "both")
 TAKES: tuple[Takes, ...] = ("document", "text")
 
-GYM_ECHO: dict[str, Any] = {"responses_create_params": {}, "response": {"output": []}}
-"""The smallest request echo that makes a core document a gym one."""
-
-MASK_RULES = frozenset({"mask-sample-type", "legacy-mask-type"})
-REWARD_RULES = frozenset({"reward-required", "reward-type", "reward-non-finite"})
+# The empty value of each JSON type: what a member a profile requires gets in ``profile_echo``.
+_EMPTY: dict[str, Any] = {"object": {}, "array": [], "string": "", "number": 0, "integer": 0, "boolean": False}
 
 
-def _json_rule(rule: str) -> bool:
-    """Section 2.1's rules: the JSON text, and a top-level value that is not an object."""
-    return rule.startswith("json-") or rule == "document-type"
+@cache
+def _profile_echo(version: str, profile: Profile) -> dict[str, Any]:
+    model = contract_model(version)
+    nested = model.profiles[profile].nested_required
+
+    def empty(pointer: str) -> Any:
+        field = model.field(pointer)
+        types = [t for t in field.types if t != "null"] if field is not None else []
+        if not types:
+            return None
+        if "object" in types:
+            return {name: empty(f"{pointer}/{_escaped(name)}") for name in nested.get(pointer, ())}
+        return _EMPTY[types[0]]
+
+    base = model.profiles[model.default_profile].required
+    return {name: empty(f"/{_escaped(name)}") for name in model.profiles[profile].required if name not in base}
+
+
+def _escaped(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def profile_echo(version: str, profile: Profile) -> dict[str, Any]:
+    """The smallest members that turn a document of the default profile into one of ``profile`` (the gym
+    profile's request echo), from the model: each member the profile requires beyond the default one, with
+    the empty value of its JSON type and, for an object, the members the profile requires in it. Empty at
+    the default profile. A fresh copy on each call."""
+    return copy.deepcopy(_profile_echo(check_version(version), check_profile(profile)))
+
+
+def with_echo(document: Any, version: str, profile: Profile) -> Any:
+    """``document`` with ``profile_echo`` added when it is an object that has none of the echo's members."""
+    echo = profile_echo(version, profile)
+    if echo and isinstance(document, dict) and not echo.keys() & document.keys():
+        return {**echo, **document}
+    return document
+
+
+def _role_rules(model: ContractModel, *roles: str) -> frozenset[str]:
+    """The error rules of the fields playing ``roles``: missing, wrong type, invalid, and the catalogue's
+    semantic rules on the role (the reward's finiteness)."""
+    found: set[str] = set()
+    for role in roles:
+        field = model.role(role)
+        if field is not None:
+            found.update(choice.rule for choice in (*field.type_rules, *field.invalid_rules))
+            found.update([field.missing_rule] if field.missing_rule else [])
+    found.update(r["id"] for r in model.rules if r.get("role") in roles and r["severity"] == "error")
+    return frozenset(found)
+
+
+_LATEST = contract_model(LATEST_VERSION)
+MASK_RULES = _role_rules(_LATEST, "mask", "legacy_mask")
+REWARD_RULES = _role_rules(_LATEST, "reward")
+# Section 2.1's rules: the JSON text, and a top-level value that is not an object.
+JSON_RULES = frozenset(
+    {r["id"] for r in _LATEST.rules if r.get("scope") == "text"} | {c.rule for c in _LATEST.document_type_rules}
+)
 
 
 @dataclass(frozen=True)
@@ -87,8 +140,7 @@ def consumer_cases(
             continue
         if vector.has_instance:
             document = copy.deepcopy(vector.instance)
-            if profile == "gym" and isinstance(document, dict) and not GYM_ECHO.keys() & document.keys():
-                document = {**copy.deepcopy(GYM_ECHO), **document}
+            document = with_echo(document, version, profile)
             text = json.dumps(document, ensure_ascii=False)
             errors = frozenset(f.rule for f in validate(document, version, profile).errors)
         else:
@@ -145,7 +197,7 @@ def _expected_mask(document: Any) -> bool | None:
 def _must_refuse(case: ConsumerCase, wants_mask: bool, wants_reward: bool) -> dict[str, list[str]]:
     """Obligation id -> the rules that oblige the consumer to refuse this document."""
     refuse: dict[str, list[str]] = {}
-    json_rules = sorted(r for r in case.errors if _json_rule(r))
+    json_rules = sorted(case.errors & JSON_RULES)
     if json_rules:
         refuse["consumer-refuse-json"] = json_rules
     if wants_mask and case.errors & MASK_RULES:
@@ -155,7 +207,7 @@ def _must_refuse(case: ConsumerCase, wants_mask: bool, wants_reward: bool) -> di
     return refuse
 
 
-def _refusal_obligation(case: ConsumerCase, version: str, wants_mask: bool) -> str:
+def _refusal_obligation(case: ConsumerCase, version: str, profile: Profile, wants_mask: bool) -> str:
     """The obligation a consumer breaks by refusing this valid document: the most specific one covering what
     it carries (an unknown kind, then unknown keys, then an earlier version's missing fields)."""
     document = case.document
@@ -164,7 +216,7 @@ def _refusal_obligation(case: ConsumerCase, version: str, wants_mask: bool) -> s
     separator = kinds["namespace_separator"] if kinds else ":"
     if isinstance(kind, str) and (separator in kind or kind not in registered_failure_kinds(version)):
         return "consumer-unregistered-kinds"
-    known = declared_fields(version) | GYM_ECHO.keys()
+    known = declared_fields(version) | profile_echo(version, profile).keys()
     if isinstance(document, dict) and set(document) - known:
         return "consumer-unknown-keys"
     if case.earlier:
@@ -209,7 +261,7 @@ def check_consumer(
             result = read(given)
         except Exception as error:  # refusing is raising; what it raises is the reader's business
             if not refuse and not case.errors:
-                obligation = _refusal_obligation(case, version, wants_mask)
+                obligation = _refusal_obligation(case, version, profile, wants_mask)
                 detail = f"raised {type(error).__name__}: {short(str(error), 100)} on a valid document: {shown}"
                 report.record(obligation, vector, detail)
             continue

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from verify_contract.conformance.consumer import GYM_ECHO
+from verify_contract.conformance.consumer import with_echo
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, short
 from verify_contract.findings import Finding, Severity, json_pointer
@@ -139,8 +139,7 @@ def producer_cases(profile: Profile, version: str, vectors: Iterable[Vector] | N
         if not vector.has_instance or vector.contract_version != version:
             continue
         document = vector.instance
-        if profile == "gym" and isinstance(document, dict) and not GYM_ECHO.keys() & document.keys():
-            document = {**GYM_ECHO, **document}
+        document = with_echo(document, version, profile)
         valid = validate(document, version, profile).valid
         cases.append(ProducerCase(vector.id, vector.description, document, valid, valid))
     return cases
