@@ -21,24 +21,6 @@ from verify_contract.codegen.header import GeneratedHeader
 
 PACKAGE = paths.ROOT / "bindings" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"
-_TS_SCALARS = {"boolean": "boolean", "integer": "number", "number": "number", "string": "string"}
-
-
-def _member_type(member: dict[str, Any]) -> str:
-    base: str
-    if member["open_enum"]:
-        base = member["open_enum"]["name"] + "Value"
-    elif member["object"]:
-        base = member["object"]
-    elif member["kind"] == "array":
-        base = "unknown[]"
-    elif member["kind"] == "object":
-        base = "{ [k: string]: unknown }"
-    else:
-        base = _TS_SCALARS.get(member["kind"], "unknown")
-    return base + (" | null" if member["nullable"] and member["kind"] != "any" else "")
-
-
 def _types_module(version: str, model: dict[str, Any]) -> str:
     structs, unions, _ = merged_types(model)
     patterns, enums = string_definitions(model)
@@ -48,25 +30,16 @@ def _types_module(version: str, model: dict[str, Any]) -> str:
         union["enum"] = next((name for name, _, kinds in enums if [k["id"] for k in kinds] == ids), None)
         union["pattern_type"] = pattern_of.get(union["pattern"] or "")
     declared = {obj["name"] for obj in structs} | {name for name, *_ in [*patterns, *enums]}
-    aliases: dict[str, dict[str, Any]] = {}
     for obj in structs:
         for member in obj["members"]:
             member["unchecked_by_type"] = [] if member["open_enum"] else sorted(member["constraints"])
-            member["alias"] = None
-            title = member["title"]
-            if title and title not in declared and title.isidentifier():
-                aliases.setdefault(
-                    title, {"name": title, "type": _member_type(member), "description": member["description"]}
-                )
-                if aliases[title]["type"] == _member_type(member):
-                    member["alias"] = title
     context = {
         "version": version,
         "header": GeneratedHeader("bindings/typescript", version, "all", model["source_hash"]).line(),
         "enums": enums,
         "patterns": patterns,
         "unions": unions,
-        "aliases": list(aliases.values()),
+        "declared": declared,
         "structs": structs,
     }
     return render("typescript/version.ts.j2", context)
