@@ -21,6 +21,8 @@ from verify_contract.codegen.header import GeneratedHeader
 
 PACKAGE = paths.ROOT / "bindings" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"
+
+
 def _types_module(version: str, model: dict[str, Any]) -> str:
     structs, unions, _ = merged_types(model)
     patterns, enums = string_definitions(model)
