@@ -21,11 +21,10 @@ from generators import paths
 from generators.binding_facts import merged_types, runtime_facts
 from generators.bundle import dump_json
 from generators.registry import FailureKind
+from generators.render import render
 from verify_contract.codegen.header import GeneratedHeader
-from verify_contract.codegen.renderer import render_template
 
 GO_ROOT = paths.ROOT / "bindings" / "go"
-TEMPLATES = Path(__file__).resolve().parent / "templates" / "go"
 SCHEMA_FILE = "verify_response.schema.json"
 SOURCE_FILE = "contract_gen.go"
 
@@ -75,12 +74,12 @@ def artifacts(
         }
         directory = GO_ROOT / package
         out[directory / SCHEMA_FILE] = dump_json(bundles[version])
-        source = render_template(TEMPLATES, "contract_gen.go.j2", context)
+        source = render("go/contract_gen.go.j2", context)
         out[directory / SOURCE_FILE] = _gofmt(source, f"{version}/{SOURCE_FILE}")
         listed.append({"version": version, "package": package, "roots": roots, "definitions": definitions})
     facts = runtime_facts(models)
-    root = render_template(TEMPLATES, "versions_gen.go.j2", {"versions": listed, **facts})
+    root = render("go/versions_gen.go.j2", {"versions": listed, **facts})
     out[GO_ROOT / "versions_gen.go"] = _gofmt(root, "versions_gen.go")
-    limits = render_template(TEMPLATES, "limits_gen.go.j2", facts)
+    limits = render("go/limits_gen.go.j2", facts)
     out[GO_ROOT / "jsonwire" / "limits_gen.go"] = _gofmt(limits, "jsonwire/limits_gen.go")
     return out

@@ -28,12 +28,11 @@ from generators import paths
 from generators.binding_facts import merged_types, runtime_facts, unlisted_kind
 from generators.bundle import dump_json
 from generators.registry import FailureKind
+from generators.render import render
 from verify_contract.codegen.header import GeneratedHeader
-from verify_contract.codegen.renderer import render_template
 
 RUST_DIR = paths.ROOT / "bindings" / "rust"
 GENERATED_DIR = RUST_DIR / "src" / "generated"
-TEMPLATES = Path(__file__).resolve().parent / "templates" / "rust"
 
 
 def string_definitions(model: dict[str, Any]) -> tuple[list[Any], list[Any]]:
@@ -52,29 +51,6 @@ def string_definitions(model: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     return patterns, enums
 
 
-def _imports(uses: set[str]) -> list[str]:
-    std = [
-        item
-        for flag, item in (
-            ("cow", "borrow::Cow"),
-            ("fmt", "fmt"),
-            ("fromstr", "str::FromStr"),
-            ("lazy", "sync::LazyLock"),
-        )
-        if flag in uses
-    ]
-    lines: list[str] = []
-    if std:
-        lines += [f"use std::{std[0] if len(std) == 1 else '{' + ', '.join(std) + '}'};", ""]
-    if "lazy" in uses:
-        lines.append("use fancy_regex::Regex;")
-    lines.append("use serde::{Deserialize, Serialize};")
-    lines.append("use serde_json::{Map, Number, Value};" if "number" in uses else "use serde_json::{Map, Value};")
-    if "fields" in uses:
-        lines += ["", "use crate::fields;"]
-    return lines
-
-
 def _module(version: str, model: dict[str, Any], description: str) -> tuple[str, dict[str, str]]:
     structs, unions, roots = merged_types(model)
     patterns, enums = string_definitions(model)
@@ -83,10 +59,7 @@ def _module(version: str, model: dict[str, Any], description: str) -> tuple[str,
         ids = [kind["id"] for kind in union["registered"]]
         enum = next((name for name, _, kinds in enums if [kind["id"] for kind in kinds] == ids), None)
         union["enum"] = enum
-        checks = [f"{enum}::from_str(&text).is_ok()"] if enum else []
-        if union["pattern"] is not None:
-            checks.append(f"is_{_snake(pattern_names[union['pattern']])}(&text)")
-        union["checks"] = checks
+        union["pattern_name"] = pattern_names[union["pattern"]] if union["pattern"] is not None else None
     uses: set[str] = set()
     for obj in structs:
         for member in obj["members"]:
@@ -103,20 +76,14 @@ def _module(version: str, model: dict[str, Any], description: str) -> tuple[str,
         "version": version,
         "header": GeneratedHeader("bindings/rust", version, "all", model["source_hash"]).line(),
         "description": description,
-        "imports": _imports(uses),
+        "uses": uses,
         "structs": structs,
         "patterns": patterns,
         "enums": enums,
         "unions": unions,
         "roots": roots,
     }
-    return render_template(TEMPLATES, "version.rs.j2", context), roots
-
-
-def _snake(name: str) -> str:
-    from verify_contract.codegen.view import snake
-
-    return snake(name)
+    return render("rust/version.rs.j2", context), roots
 
 
 def artifacts(
@@ -135,5 +102,5 @@ def artifacts(
         definitions = {name: p["definition"] for name, p in models[version]["profiles"].items()}
         listed.append({"version": version, "module": module, "roots": roots, "definitions": definitions})
     context = {"versions": listed, **runtime_facts(models)}
-    out[GENERATED_DIR / "mod.rs"] = render_template(TEMPLATES, "mod.rs.j2", context)
+    out[GENERATED_DIR / "mod.rs"] = render("rust/mod.rs.j2", context)
     return out

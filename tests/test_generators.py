@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,44 @@ def test_a_registry_rename_in_place_never_rewrites_a_released_file(tmp_path: Pat
     assert {path: path.read_bytes() for path in released} == before
     model = copy / "bindings" / "python" / "verify_contract" / "generated" / "model"
     assert not any('kill_shape"' in path.read_text() for path in model.glob("*.json"))
+
+
+# A template that maps a JSON kind to a language's type (``kind == "boolean" -%}bool``, ``...-%}boolean``).
+_KIND_TO_TYPE = re.compile(r'kind == "boolean"\s*-?%\}\s*(bool|boolean)\b')
+TARGET_TEMPLATES = paths.PYTHON_PACKAGE / "codegen" / "templates"
+REPOSITORY_TEMPLATES = ROOT / "generators" / "templates"
+
+
+def test_one_type_mapping_per_language() -> None:
+    """Each language's type of a member is stated once, in the shared macros, and both front ends use it:
+    `generate`'s target and the repository's binding import it; no other template maps kinds to types."""
+    shared = TARGET_TEMPLATES / "_shared"
+    templates = [*TARGET_TEMPLATES.rglob("*.j2"), *REPOSITORY_TEMPLATES.rglob("*.j2")]
+    mapping = sorted(str(p.relative_to(ROOT)) for p in templates if _KIND_TO_TYPE.search(p.read_text("utf-8")))
+    expected = ["_go.j2", "_python_types.j2", "_rust.j2", "_typescript.j2"]
+    assert mapping == sorted(str((shared / name).relative_to(ROOT)) for name in expected)
+    users = {
+        '{% from "_go.j2" import': [
+            TARGET_TEMPLATES / "go" / "{name}.go.j2",
+            REPOSITORY_TEMPLATES / "go" / "contract_gen.go.j2",
+        ],
+        '{% from "_rust.j2" import': [
+            TARGET_TEMPLATES / "rust" / "{name}.rs.j2",
+            REPOSITORY_TEMPLATES / "rust" / "version.rs.j2",
+        ],
+        '{% from "_typescript.j2" import': [
+            TARGET_TEMPLATES / "typescript" / "{name}.ts.j2",
+            REPOSITORY_TEMPLATES / "typescript" / "version.ts.j2",
+        ],
+    }
+    for statement, paths_using in users.items():
+        for path in paths_using:
+            assert statement in path.read_text("utf-8"), (path, statement)
+
+
+def test_no_generated_text_is_joined_in_python() -> None:
+    """Generated text files come from templates: no generator module assembles a file from lines itself
+    (JSON data is written by ``dump_json``)."""
+    for module in (ROOT / "generators").glob("*.py"):
+        text = module.read_text("utf-8")
+        assert "lines.append(" not in text and '"".join(' not in text and "HEADER" not in text, module.name

@@ -243,12 +243,13 @@ func DecodeString(member string, raw json.RawMessage) (string, error) {
 	return s, nil
 }
 
-// DecodeArray accepts a JSON array only and keeps each item's exact text.
-func DecodeArray(member string, raw json.RawMessage) ([]json.RawMessage, error) {
+// DecodeArray accepts a JSON array only; each item decodes to T (json.RawMessage keeps its exact text,
+// json.Number its digits).
+func DecodeArray[T any](member string, raw json.RawMessage) ([]T, error) {
 	if kindOf(raw) != "an array" {
 		return nil, typeError(member, "an array", raw)
 	}
-	items := []json.RawMessage{}
+	items := []T{}
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, fmt.Errorf("%s: %w", member, err)
 	}

@@ -84,7 +84,7 @@ func TestDecodersRefuseOtherTypes(t *testing.T) {
 	if _, err := DecodeString("failure_reason", json.RawMessage(`7`)); err == nil {
 		t.Error("DecodeString accepted 7")
 	}
-	if _, err := DecodeArray("output", json.RawMessage(`{}`)); err == nil {
+	if _, err := DecodeArray[json.RawMessage]("output", json.RawMessage(`{}`)); err == nil {
 		t.Error("DecodeArray accepted {}")
 	}
 	if n, err := DecodeNumber("reward", json.RawMessage(`-0.0`)); err != nil || n != "-0.0" {

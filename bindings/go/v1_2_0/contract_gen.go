@@ -567,7 +567,7 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 		seen[m.Name] = true
 		switch m.Name {
 		case "output":
-			v, err := jsonwire.DecodeArray("output", m.Value)
+			v, err := jsonwire.DecodeArray[json.RawMessage]("output", m.Value)
 			if err != nil {
 				return err
 			}

@@ -154,8 +154,9 @@ def _environment(folders: list[Path]) -> jinja2.Environment:
 
 
 def render_template(folder: Path, name: str, context: dict[str, Any]) -> str:
-    """One template of ``folder`` rendered over ``context`` with the filters of every target (for the
-    repository's own bindings, whose templates live beside their generator)."""
+    """One template of ``folder`` rendered over ``context`` with the filters and shared macros of every
+    target: how ``python -m generators`` renders the repository's own template directory
+    (generators/templates), whose contexts span every version of the contract."""
     return _environment([folder, TEMPLATES / "_shared"]).get_template(name).render(context)
 
 

@@ -11,7 +11,7 @@ export type Reward = number;
 /**
  * The output items of the response.
  */
-export type ResponseOutput = unknown[];
+export type ResponseOutput = Array<unknown>;
 
 /**
  * Core profile: what a trainer needs from one scored rollout.

@@ -16,7 +16,7 @@ export type FailureReason = string | null;
 /**
  * The output items of the response.
  */
-export type ResponseOutput = unknown[];
+export type ResponseOutput = Array<unknown>;
 
 /**
  * Core profile: what a trainer needs from one scored rollout.

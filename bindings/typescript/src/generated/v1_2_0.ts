@@ -70,7 +70,7 @@ export type LegacyMaskSample = boolean;
 /**
  * The output items of the response.
  */
-export type ResponseOutput = unknown[];
+export type ResponseOutput = Array<unknown>;
 
 /**
  * Core profile: what a trainer needs from one scored rollout.
