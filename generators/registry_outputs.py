@@ -15,7 +15,7 @@ def python_constants(kinds: list[FailureKind]) -> str:
         '"""Registered failure kinds: one constant per kind, and the registry as data."""\n',
         "from __future__ import annotations\n",
         "from typing import Final\n",
-        "from verify_contract.failure_kind_info import Deprecation, FailureKindInfo\n\n",
+        "from verify_contract.contract._failure_kind_info import Deprecation, FailureKindInfo\n\n",
     ]
     for kind in kinds:
         lines.append(f'{kind.id.upper()}: Final = "{kind.id}"\n')

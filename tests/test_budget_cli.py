@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from verify_contract import check
 from verify_contract.budget import BudgetError, FailureBudget
-from verify_contract.check_budget import BudgetRun, FactSpec
-from verify_contract.check_lines import CheckOptions
+from verify_contract.check import _run as check
+from verify_contract.check._budget import BudgetRun, FactSpec
+from verify_contract.check._lines import CheckOptions
 from verify_contract.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -277,7 +277,7 @@ def test_bulk_feeding_equals_rollout_by_rollout(seed: int, tmp_path: Path, monke
     chunkings: the same summary, events, and where they happened."""
     import random
 
-    from verify_contract import inputs
+    from verify_contract.check import _inputs as inputs
 
     chance = random.Random(seed)
     window = chance.choice([1, 2, 3, 5, 8, 13])
@@ -315,7 +315,7 @@ def test_bulk_feeding_equals_rollout_by_rollout(seed: int, tmp_path: Path, monke
     monkeypatch.setattr(inputs, "CHUNK_BYTES", chance.choice([64, 300, 1 << 20]))
     cli = BudgetRun(FailureBudget(**settings), FactSpec())
     check.check_paths([path], options=CheckOptions(facts=cli.spec), budget=cli, sidecars=False)
-    from verify_contract.check_budget import SidecarRead, sidecar_lines
+    from verify_contract.check._budget import SidecarRead, sidecar_lines
 
     read = SidecarRead()
     read.facts = sidecar_lines([json.dumps(row).encode() for row in failures], 1, "x_failures", cli.spec, read)

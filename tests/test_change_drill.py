@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from verify_contract.contract import model_from_data
+from verify_contract.contract._model import model_from_data
 
 from corpus_lines import model_lines
 from drill_model import CASES, DEPRECATED_KIND, GYM_REQUIRED, LATEST, NEW_FIELDS, NEW_KIND, NEXT, documents, next_schema

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from verify_contract import check, check_workers, inputs
-from verify_contract.check import CheckOptions, check_paths
+from verify_contract.check import _inputs as inputs
+from verify_contract.check import _run as check
+from verify_contract.check import _workers as check_workers
+from verify_contract.check._run import CheckOptions, check_paths
 
 
 @pytest.mark.parametrize(("jobs", "fork"), [(1, True), (2, True), (2, False)], ids=["one", "fork", "pool"])
@@ -81,8 +83,8 @@ def test_line_views_are_the_input_in_whole_lines(tmp_path: Path, chunk_bytes: in
 @pytest.mark.parametrize(
     ("judge", "line"),
     [
-        ("check_compose.contract_outcome", b'{"reward": "0.5"}\n'),
-        ("check_lines.reference_line", b'{"reward": 1e400}\n'),
+        ("check._compose.contract_outcome", b'{"reward": "0.5"}\n'),
+        ("check._lines.reference_line", b'{"reward": 1e400}\n'),
     ],
     ids=["contract", "reference"],
 )

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
-from verify_contract.check import CheckOptions, check_bytes, check_paths
-from verify_contract.inputs import Source, resolve
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION
+from verify_contract.check._inputs import Source, resolve
+from verify_contract.check._run import CheckOptions, check_bytes, check_paths
+from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
 
 from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
 
@@ -367,9 +367,9 @@ def test_the_failure_budget_is_the_local_engines_for_any_partitioning(
 ) -> None:
     """The storm with its failures file: the whole report, budget section included (events, windows, groups,
     missing rollouts), is the local engine's on 1, 2 and 7 Ray blocks and with --jobs 2."""
-    from verify_contract import check as local_check
     from verify_contract.budget import FailureBudget
-    from verify_contract.check_budget import BudgetRun, FactSpec
+    from verify_contract.check import _run as local_check
+    from verify_contract.check._budget import BudgetRun, FactSpec
 
     storm = _storm(tmp_path)
 
@@ -410,7 +410,7 @@ def test_budget_over_s3_is_the_local_budget(s3: S3, tmp_path: Path) -> None:
     storm = _storm(tmp_path)
     url = s3.put("storm/rollouts.jsonl", storm.read_bytes())
     from verify_contract.budget import FailureBudget
-    from verify_contract.check_budget import BudgetRun, FactSpec
+    from verify_contract.check._budget import BudgetRun, FactSpec
 
     def run(path: str, options: dict[str, Any] | None) -> dict[str, Any]:
         made = FailureBudget(max_masked=0.2, warn_masked=0.1)

@@ -25,9 +25,9 @@ from verify_contract.conformance import (
     check_producer,
 )
 from verify_contract.conformance.consumer import MASK_RULES, REWARD_RULES
+from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import RULES
 from verify_contract.models import GymVerifyResponse, VerifyResponse
-from verify_contract.versions import LATEST_VERSION, Profile
 
 from conftest import VECTORS
 from fixtures import producers, readers

@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
-from verify_contract.jsonio import json_equal
-from verify_contract.mask import MaskTypeError
+from verify_contract.reference._jsonio import json_equal
+from verify_contract.reference._mask import MaskTypeError
 from verify_contract.vectors import Vector
 
 from conftest import VECTORS, vector_ids

@@ -18,12 +18,17 @@ from typing import Any
 import orjson
 import pytest
 
-from verify_contract import check, check_compose, check_lines, check_reference, fastpath, validation
-from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
-from verify_contract.check_text_events import text_event_outcome
-from verify_contract.contract import ContractModel, contract_model, model_from_data
-from verify_contract.jsonio import parse_json
-from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+from verify_contract.check import _compose as check_compose
+from verify_contract.check import _fastpath as fastpath
+from verify_contract.check import _lines as check_lines
+from verify_contract.check import _reference as check_reference
+from verify_contract.check import _run as check
+from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome
+from verify_contract.check._text_events import text_event_outcome
+from verify_contract.contract._model import ContractModel, contract_model, model_from_data
+from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+from verify_contract.reference import _validation as validation
+from verify_contract.reference._jsonio import parse_json
 
 from corpus_lines import kind_lines, model_lines, mutated_lines
 
@@ -330,7 +335,7 @@ def test_text_event_findings_worded_as_the_reference() -> None:
 
 def test_a_reworded_text_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison above fails if the direct path words a finding differently from the reference."""
-    import verify_contract.check_text_events as events
+    import verify_contract.check._text_events as events
 
     original = events.duplicate_name_finding
     # The reference's message without repr's quotes around the name: a plausible slip.

@@ -25,22 +25,23 @@ from pathlib import Path
 
 import pytest
 
-from verify_contract.contract import contract_model
-from verify_contract.versions import CONTRACT_VERSIONS
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bindings" / "python" / "verify_contract"
 PYTHON_RUNTIME = (
-    "check*.py",
-    "validation.py",
-    "semantic.py",
-    "text_findings.py",
-    "jsonio.py",
-    "fastpath.py",
-    "mask.py",
-    "versions.py",
+    "check/*.py",
+    "check/_fastscan.c",
+    "reference/_validation.py",
+    "reference/_semantic.py",
+    "reference/_text_findings.py",
+    "reference/_jsonio.py",
+    "reference/_mask.py",
+    "contract/_versions.py",
     "probe/*.py",
-    "probe_command.py",
+    "cli/_check.py",
+    "cli/_probe.py",
 )
 GO_VERSION_PACKAGE = re.compile(r"v\d+_\d+_\d+")
 
@@ -217,7 +218,7 @@ def runtime_sources() -> list[Path]:
     ]
     rust = [p for p in (ROOT / "bindings/rust/src").rglob("*.rs") if "generated" not in p.relative_to(ROOT).parts]
     python = sorted({p for pattern in PYTHON_RUNTIME for p in PACKAGE.glob(pattern)})
-    return sorted([*typescript, *go, *rust, *python, PACKAGE / "_fastscan.c"])
+    return sorted([*typescript, *go, *rust, *python])
 
 
 def hand_typed(paths: list[Path], names: Names) -> list[str]:
@@ -232,7 +233,7 @@ def hand_typed(paths: list[Path], names: Names) -> list[str]:
 
 def test_the_sources_are_found() -> None:
     sources = runtime_sources()
-    for expected in ("mask.ts", "verifycontract.go", "mask.rs", "validation.py", "semantic.py", "_fastscan.c"):
+    for expected in ("mask.ts", "verifycontract.go", "mask.rs", "_validation.py", "_semantic.py", "_fastscan.c"):
         assert any(p.name == expected for p in sources), expected
     assert not any("generated" in p.parts or p.name.endswith(("_gen.go", "_test.go")) for p in sources)
 

@@ -23,7 +23,10 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from verify_contract.check import (
+from verify_contract.check._inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
+from verify_contract.check._lines import CheckOptions, check_chunk
+from verify_contract.check._report import LocatedFinding, Report, Tally
+from verify_contract.check._run import (
     Progress,
     _check_range_task,
     _document_tally,
@@ -33,16 +36,13 @@ from verify_contract.check import (
     split_failures_files,
     with_budget,
 )
-from verify_contract.check_lines import CheckOptions, check_chunk
-from verify_contract.check_report import LocatedFinding, Report, Tally
-from verify_contract.inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
 
 if TYPE_CHECKING:
     from typing import BinaryIO
 
     import pyarrow
 
-    from verify_contract.check_budget import BudgetRun
+    from verify_contract.check._budget import BudgetRun
 
 RANGE_BYTES = 64 << 20
 """At most this many bytes of a plain file per task when the number of blocks is not given."""
@@ -70,7 +70,7 @@ PLAN_REQUESTS = 16
 
 def _planned_size(source: Source) -> tuple[int | None, bool] | str:
     """(size, whether the file can be read by byte ranges: plain files only, not gzip), or an input error."""
-    from verify_contract.remote import RemoteSource
+    from verify_contract.check._remote import RemoteSource
 
     try:
         if isinstance(source, RemoteSource):
@@ -172,7 +172,7 @@ def _tally_of_chunks(chunks: Iterable[bytes | memoryview], name: str, options: C
 def run_task(task: Task, options: CheckOptions) -> tuple[Tally, str | None]:
     """One task, where Ray runs it: its tally (line numbers from the task's first line) and its input error.
     After an error the tally holds the lines read before it."""
-    from verify_contract.remote import RemoteSource, describe
+    from verify_contract.check._remote import RemoteSource, describe
 
     kind, source = task[0], task[1]
     if kind == "doc":
@@ -399,7 +399,7 @@ def check_paths_ray(
     sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
     if failures_files and budget is None:
         from verify_contract.budget import FailureBudget
-        from verify_contract.check_budget import BudgetRun, FactSpec
+        from verify_contract.check._budget import BudgetRun, FactSpec
 
         budget = BudgetRun(FailureBudget(), FactSpec())
     options = with_budget(options, budget)

@@ -31,19 +31,19 @@ if str(TESTS) not in sys.path:  # run as a script
 
 from fuzz.differential import generate, reference  # noqa: E402
 
-from verify_contract import fastpath  # noqa: E402
-from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
-from verify_contract.check_text_events import text_event_outcome  # noqa: E402
-from verify_contract.contract import contract_model  # noqa: E402
+from verify_contract.check import _fastpath as fastpath  # noqa: E402
+from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
+from verify_contract.check._text_events import text_event_outcome  # noqa: E402
+from verify_contract.contract._model import contract_model  # noqa: E402
+from verify_contract.contract._versions import CONTRACT_VERSIONS, PROFILES, Profile  # noqa: E402
 from verify_contract.findings import Severity  # noqa: E402
 from verify_contract.vectors import load_vectors  # noqa: E402
-from verify_contract.versions import CONTRACT_VERSIONS, PROFILES, Profile  # noqa: E402
 
 from corpus_lines import kind_lines  # noqa: E402
 
 ROOT = TESTS.parent
 HERE = Path(__file__).resolve().parent
-SCANNER = ROOT / "bindings/python/verify_contract"
+SCANNER = ROOT / "bindings/python/verify_contract/check"
 DEFAULT_WORKDIR = ROOT / "build/fuzz-fastscan"
 CLANG = os.environ.get("CLANG", "clang")
 SANITIZE = [

@@ -27,7 +27,7 @@ from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines, read_header
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
-from verify_contract.contract import ContractModel, contract_model, model_from_data
+from verify_contract.contract._model import ContractModel, contract_model, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
 # The header's comment style by output suffix: a line prefix, or a block's (opening, closing) marks. A
@@ -197,7 +197,7 @@ def _header(text: str, filename: str, header: GeneratedHeader, style: HeaderStyl
 def _mask_roles(model: ContractModel) -> dict[str, str]:
     """Where the effective mask is read: each mask role of the newest version that declares it (the
     shipped versions, then ``model`` itself, which may be newer)."""
-    from verify_contract.versions import CONTRACT_VERSIONS
+    from verify_contract.contract._versions import CONTRACT_VERSIONS
 
     roles: dict[str, str] = {}
     for known in [*(contract_model(v) for v in CONTRACT_VERSIONS), model]:
@@ -207,7 +207,7 @@ def _mask_roles(model: ContractModel) -> dict[str, str]:
 
 def bundled_schema(version: str) -> dict[str, Any]:
     """The version's released schema with the registry enum inlined (one file, no external reference)."""
-    from verify_contract.schemas import schema_document
+    from verify_contract.contract._schemas import schema_document
 
     document = schema_document(version)
     kinds = schema_document(version, FAILURE_KINDS_FILE) if uses_registry(document) else None

@@ -32,13 +32,20 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract import contract_model
-from verify_contract.jsonio import parse_json
-from verify_contract.mask import effective_mask
-from verify_contract.schemas import declared_fields, registered_failure_kinds
-from verify_contract.validation import validate
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._schemas import declared_fields, registered_failure_kinds
+from verify_contract.contract._versions import (
+    DEFAULT_PROFILE,
+    LATEST_VERSION,
+    Profile,
+    check_profile,
+    check_version,
+    version_key,
+)
+from verify_contract.reference._jsonio import parse_json
+from verify_contract.reference._mask import effective_mask
+from verify_contract.reference._validation import validate
 from verify_contract.vectors import Vector, load_vectors
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version, version_key
 
 Reads = Literal["mask", "reward", "both"]
 Takes = Literal["document", "text"]
