@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from verify_contract.check._inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
+from verify_contract.check._inputs import CHUNK_BYTES, line_views, plain_file, read_all, resolve
 from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import LocatedFinding, Report, Tally
 from verify_contract.check._run import (
@@ -36,6 +36,7 @@ from verify_contract.check._run import (
     split_failures_files,
     with_budget,
 )
+from verify_contract.check._source import InputError, Source
 
 if TYPE_CHECKING:
     from typing import BinaryIO

@@ -32,7 +32,6 @@ import json
 import os
 from functools import cache, lru_cache
 
-from verify_contract.check._lines import reference_line
 from verify_contract.check._outcome import Outcome, facts
 from verify_contract.contract._model import ContractModel, Field, contract_model
 from verify_contract.contract._versions import Profile
@@ -392,11 +391,15 @@ def contract_outcome(raw: bytes | memoryview, version: str, profile: Profile) ->
     without its line terminator."""
     composer = _composer(version, profile)
     if composer is None:
+        from verify_contract.check._reference import reference_line
+
         return reference_line(raw, version, profile)
     layout, members, root = composer
     try:
         document = parse_strict(raw)
     except ValueError:  # json's and orjson's errors: the pre-check's proof failed, let the reference say why
+        from verify_contract.check._reference import reference_line
+
         return reference_line(raw, version, profile)
     if not isinstance(document, dict):
         from verify_contract.check._reference import document_outcome

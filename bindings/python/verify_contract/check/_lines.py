@@ -89,10 +89,10 @@ def _contract_lines() -> Callable[[memoryview, str, Profile], Outcome]:
 
 
 def reference_line(line: bytes | memoryview, version: str, profile: Profile) -> Outcome:
-    """The reference's outcome for one line, its terminator stripped (it is not the line's)."""
-    from verify_contract.check._reference import reference_outcome
+    """The reference's outcome for one line (``_reference.reference_line``, imported by the first such line)."""
+    from verify_contract.check._reference import reference_line
 
-    return reference_outcome(bytes(line).rstrip(b"\r\n"), version, profile)
+    return reference_line(line, version, profile)
 
 
 def _unused(*args: object) -> Outcome:

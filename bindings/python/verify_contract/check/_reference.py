@@ -11,7 +11,7 @@ from verify_contract.reference._jsonio import parse_json
 from verify_contract.reference._text_findings import NON_FINITE_RULE
 from verify_contract.reference._validation import validate
 
-__all__ = ["Outcome", "document_outcome", "facts", "parse", "reference_outcome"]
+__all__ = ["Outcome", "document_outcome", "facts", "parse", "reference_line", "reference_outcome"]
 
 
 def parse(raw: bytes) -> tuple[Any, Finding | None]:
@@ -34,3 +34,8 @@ def reference_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
     if problem is not None:
         return Outcome((problem,), False)
     return document_outcome(document, version, profile)
+
+
+def reference_line(line: bytes | memoryview, version: str, profile: Profile) -> Outcome:
+    """The reference's outcome for one line, its terminator stripped (it is not the line's)."""
+    return reference_outcome(bytes(line).rstrip(b"\r\n"), version, profile)

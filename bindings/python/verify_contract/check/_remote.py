@@ -16,7 +16,7 @@ import io
 import json
 from typing import Any, BinaryIO
 
-from verify_contract.check._inputs import GZIP_MAGIC, SUFFIXES, InputError, Source
+from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, Source
 
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 """The package extra that brings each protocol's filesystem (``pip install 'verify-contract[s3]'``)."""

@@ -22,7 +22,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
-from verify_contract.check._inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
+from verify_contract.check._inputs import CHUNK_BYTES, line_views, plain_file, read_all, resolve
 from verify_contract.check._lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
 from verify_contract.check._report import (
     DEFAULT_MAX_FINDINGS,
@@ -32,6 +32,7 @@ from verify_contract.check._report import (
     Tally,
     dumps_report,
 )
+from verify_contract.check._source import InputError, Source
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name

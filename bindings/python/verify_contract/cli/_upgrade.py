@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from verify_contract.check._inputs import InputError, Source, chunks, read_all, resolve
+from verify_contract.check._inputs import chunks, read_all, resolve
+from verify_contract.check._source import InputError, Source
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, PROFILES, Profile
 from verify_contract.reference._jsonio import parse_json

@@ -15,9 +15,9 @@ import sys
 import time
 
 from verify_contract.check._budget import BudgetRun, SidecarRead, sidecar_lines
-from verify_contract.check._inputs import GZIP_MAGIC
 from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._run import Report, add_budget_findings, add_sidecar_findings
+from verify_contract.check._source import GZIP_MAGIC
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -129,7 +129,7 @@ class _Tail:
 def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     from verify_contract.check._budget import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._budget_report import event_line
-    from verify_contract.cli._check import format_json, format_text, write_outputs
+    from verify_contract.cli._check_output import format_json, format_text, write_outputs
 
     if args.metrics_file:
         from verify_contract.check._budget_metrics import write_metrics
