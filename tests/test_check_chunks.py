@@ -12,6 +12,7 @@ from verify_contract.check import _inputs as inputs
 from verify_contract.check import _run as check
 from verify_contract.check import _workers as check_workers
 from verify_contract.check._run import CheckOptions, check_paths
+from verify_contract.contract import Contract
 
 
 @pytest.mark.parametrize(("jobs", "fork"), [(1, True), (2, True), (2, False)], ids=["one", "fork", "pool"])
@@ -94,7 +95,7 @@ def test_an_interrupt_while_judging_a_mapped_line_stays_an_interrupt(
     # --jobs workers judge lines from views of a mapped file. ^C in the middle of judging one leaves the
     # view in the traceback's frames; unless check releases it, closing the map raises BufferError over the
     # KeyboardInterrupt (a traceback instead of "interrupted", exit 1 instead of 130).
-    def interrupted(line: memoryview, version: str, profile: str) -> None:
+    def interrupted(line: memoryview, contract: Contract) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(f"verify_contract.{judge}", interrupted)

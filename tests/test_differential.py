@@ -25,7 +25,7 @@ from verify_contract.check import _reference as check_reference
 from verify_contract.check import _run as check
 from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome
 from verify_contract.check._text_events import text_event_outcome
-from verify_contract.contract._model import ContractModel, contract_model, model_from_data
+from verify_contract.contract import ContractModel, contract_model, model_from_data, resolve_contract
 from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
 from verify_contract.reference import _validation as validation
 from verify_contract.reference._jsonio import parse_json
@@ -67,7 +67,7 @@ def test_corpus_covers_every_status() -> None:
 def test_wrong_types_and_malformed_kinds_are_worded_by_the_table(version: str, profile: Profile) -> None:
     # The generated wording table (generators/wording.py) covers the wrong values producers write.
     model = contract_model(version)
-    table = check_compose.wording(version, profile)
+    table = check_compose.wording(resolve_contract(version, profile))
     assert table is not None
     reward, mask = model.role("reward"), model.role("mask")
     assert reward is not None
@@ -78,7 +78,7 @@ def test_wrong_types_and_malformed_kinds_are_worded_by_the_table(version: str, p
     kind_field = model.role("failure_kind")
     if kind_field is not None and kind_field.constraints:
         assert "pattern" in table.fields[kind_field.pointer] and "str" not in table.fields[kind_field.pointer]
-    layout = check_compose.plan(version, profile)
+    layout = check_compose.plan(resolve_contract(version, profile))
     assert layout is not None and len(table.required[""]) == 2 ** len(layout.required)
     assert all(len(table.required[pointer]) == 2 ** len(names) for pointer, names in layout.required_of.items())
 
@@ -147,16 +147,14 @@ def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     options = CheckOptions(LATEST, "core", max_findings=10**6)
     check.clear_caches()
     slow = check_chunk(data, 1, "defects", CheckOptions(LATEST, "core", max_findings=10**6, fast=False))
-    table = check_compose.wording(LATEST, "core")
+    table = check_compose.wording(options.contract)
     assert table is not None
     ((rule, severity, parts, where),) = table.fields["/reward"]["str"]
     drifted = {
         **table.fields,
         "/reward": {**table.fields["/reward"], "str": ((rule, severity, (parts[0], " is no number"), where),)},
     }
-    monkeypatch.setattr(
-        check_compose, "wording", lambda version, profile: check_compose.Wording(table.required, drifted)
-    )
+    monkeypatch.setattr(check_compose, "wording", lambda contract: check_compose.Wording(table.required, drifted))
     fast = check_chunk(data, 1, "defects", options)
     assert fast.invalid == slow.invalid and fast != slow
     assert any("is no number" in f.finding.message for f in fast.findings)
@@ -189,7 +187,9 @@ def test_every_line_same_as_reference(version: str, profile: Profile) -> None:
     by_key: dict[bytes, tuple[Outcome, bytes]] = {}
     for index, line in enumerate(LINES):
         status = statuses[index]
-        expected = reference_outcome(line.rstrip(b"\r\n"), version, profile)  # as check_lines reads it
+        expected = reference_outcome(
+            line.rstrip(b"\r\n"), resolve_contract(version, profile)
+        )  # as _lines reads it
         if status == fastpath.STATUS_BLANK:
             assert not line.strip(), line[:200]
         elif status in fastpath.CLEAN_STATUSES:
@@ -321,7 +321,7 @@ def test_text_event_findings_worded_as_the_reference() -> None:
     statuses, others = fastpath.scan(b"\n".join(EVENT_LINES) + b"\n", LATEST, "core")
     built: Counter[bytes] = Counter()
     for index, _, _, key in others:
-        expected = reference_outcome(EVENT_LINES[index], LATEST, "core")
+        expected = reference_outcome(EVENT_LINES[index], resolve_contract(LATEST, "core"))
         if key is not None and statuses[index] == fastpath.STATUS_TEXT:
             outcome = text_event_outcome(key)
             if outcome is not None:
@@ -379,7 +379,7 @@ def test_model_corpus_same_as_reference(version: str, profile: Profile) -> None:
     statuses, _ = fastpath.scan(data, version, profile)
     for status, line in zip(statuses, lines, strict=True):
         if status in fastpath.CLEAN_STATUSES:
-            expected = reference_outcome(line, version, profile)
+            expected = reference_outcome(line, resolve_contract(version, profile))
             assert expected.valid and not expected.findings, line
             assert (expected.masked, expected.legacy, expected.kind) == fastpath.clean_facts(status), line
     options = CheckOptions(version, profile, max_findings=10**6)

@@ -34,6 +34,7 @@ from fuzz.differential import generate, reference  # noqa: E402
 from verify_contract.check import _fastpath as fastpath  # noqa: E402
 from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
 from verify_contract.check._text_events import text_event_outcome  # noqa: E402
+from verify_contract.contract import resolve_contract  # noqa: E402
 from verify_contract.contract._model import contract_model  # noqa: E402
 from verify_contract.contract._versions import CONTRACT_VERSIONS, PROFILES, Profile  # noqa: E402
 from verify_contract.findings import Severity  # noqa: E402
@@ -315,7 +316,7 @@ def _replay_chunk(
             continue
         if sorted(errors.get(index + 1, [])) != _reference_rules(raw, version, profile):
             result.problem(where, f"rules {sorted(errors.get(index + 1, []))} are not the reference's", line)
-        expected = reference_outcome(raw, version, profile)
+        expected = reference_outcome(raw, resolve_contract(version, profile))
         if status in fastpath.CLEAN_STATUSES:
             if not (expected.valid and not expected.findings):
                 result.problem(where, "clean, but the reference finds something", line)

@@ -33,7 +33,7 @@ import os
 from functools import cache, lru_cache
 
 from verify_contract.check._outcome import Outcome, facts
-from verify_contract.contract._model import ContractModel, Field, contract_model
+from verify_contract.contract._model import ContractModel, Field
 from verify_contract.contract._versions import Profile
 from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
@@ -44,6 +44,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from verify_contract.contract._resolved import Contract
 
 _CANONICAL: dict[type, Any] = {type(None): None, bool: False, str: "", int: 0, float: 0, list: []}
 """A value of each JSON type that stands for any other of its type (used where only the type matters)."""
@@ -179,9 +181,9 @@ def build_plan(model: ContractModel, profile: Profile) -> Plan | None:
 
 
 @cache
-def plan(version: str, profile: Profile) -> Plan | None:
-    """How to compose the findings of one profile at one version, or None where composing is not sound."""
-    return build_plan(contract_model(version), profile)
+def plan(contract: Contract) -> Plan | None:
+    """How to compose the findings of the contract's profile, or None where composing is not sound."""
+    return build_plan(contract.model, contract.profile)
 
 
 # The wording table (generators/wording.py): per profile, the root findings per set of required members
@@ -208,11 +210,11 @@ WORDING_DIRECTORY = os.path.join(os.path.dirname(os.path.dirname(__file__)), "ge
 
 
 @cache
-def wording(version: str, profile: Profile) -> Wording | None:
-    """The wording table of one profile at one version, or None (every member then asks the reference)."""
+def wording(contract: Contract) -> Wording | None:
+    """The wording table of the contract's profile, or None (every member then asks the reference)."""
     try:
-        with open(os.path.join(WORDING_DIRECTORY, f"{version}.json"), encoding="utf-8") as file:
-            table = json.load(file)["profiles"].get(profile)
+        with open(os.path.join(WORDING_DIRECTORY, f"{contract.version}.json"), encoding="utf-8") as file:
+            table = json.load(file)["profiles"].get(contract.profile)
     except FileNotFoundError:
         return None
     if table is None:
@@ -250,7 +252,7 @@ Node = tuple[
     dict[type, Template],  # per refused type, the findings' template
     "tuple[str, Template] | None",  # a pattern-only string field: its pattern and the template of a mismatch
 ]
-"""What composing a field's findings reads, gathered once per version and profile (``_composer``)."""
+"""What composing a field's findings reads, gathered once per contract (``_composer``)."""
 
 
 def _node(layout: Plan, table: Wording, field: Field) -> Node:
@@ -293,14 +295,14 @@ def _worded(node: Node, value: Any, found: list[Finding]) -> None:
 
 @cache
 def _composer(
-    version: str, profile: Profile
+    contract: Contract,
 ) -> tuple[Plan, tuple[tuple[Field, Node], ...], dict[frozenset[str], tuple[Finding, ...]]] | None:
     """The plan, each top-level member's node and the root's missing-member findings of one profile (no
     table: every member goes to the reference)."""
-    layout = plan(version, profile)
+    layout = plan(contract)
     if layout is None:
         return None
-    table = wording(version, profile) or Wording({}, {})
+    table = wording(contract) or Wording({}, {})
     return layout, tuple((f, _node(layout, table, f)) for f in layout.members), table.required.get("", {})
 
 
@@ -312,20 +314,20 @@ MEMBER_MEMO_KEY_BYTES = 4096
 
 
 @lru_cache(maxsize=MEMBER_MEMO_ENTRIES)
-def _member_findings(version: str, profile: Profile, member: str, shape_json: bytes) -> tuple[Finding, ...]:
-    return _judge_member(version, profile, member, json.loads(shape_json))
+def _member_findings(contract: Contract, member: str, shape_json: bytes) -> tuple[Finding, ...]:
+    return _judge_member(contract, member, json.loads(shape_json))
 
 
-def _judge_member(version: str, profile: Profile, member: str, shape: Any) -> tuple[Finding, ...]:
+def _judge_member(contract: Contract, member: str, shape: Any) -> tuple[Finding, ...]:
     from verify_contract.reference import (
         _validation as validation,  # the reference: only members the table does not word need it
     )
 
-    layout = plan(version, profile)
+    layout = plan(contract)
     assert layout is not None
     probe = dict(layout.base)
     probe[member] = shape
-    return tuple(validation.schema_findings(probe, version, profile))
+    return tuple(validation.schema_findings(probe, contract))
 
 
 def _shape(layout: Plan, field: Field, value: Any) -> Any:
@@ -343,23 +345,23 @@ def _shape(layout: Plan, field: Field, value: Any) -> Any:
     return _CANONICAL[kind]
 
 
-def _referenced(version: str, profile: Profile, layout: Plan, field: Field, value: Any) -> tuple[Finding, ...]:
+def _referenced(contract: Contract, layout: Plan, field: Field, value: Any) -> tuple[Finding, ...]:
     shape = _shape(layout, field, value)
     key = json.dumps(shape, ensure_ascii=False).encode()
     if len(key) > MEMBER_MEMO_KEY_BYTES:
-        return _judge_member(version, profile, field.name, shape)
-    return _member_findings(version, profile, field.name, key)
+        return _judge_member(contract, field.name, shape)
+    return _member_findings(contract, field.name, key)
 
 
 @lru_cache(maxsize=256)
-def _root_findings(version: str, profile: Profile, present: frozenset[str]) -> tuple[Finding, ...]:
+def _root_findings(contract: Contract, present: frozenset[str]) -> tuple[Finding, ...]:
     """The root's missing-member findings on the reference (for a set the wording table lacks)."""
     from verify_contract.reference import _validation as validation
 
-    layout = plan(version, profile)
+    layout = plan(contract)
     assert layout is not None
     probe = {key: value for key, value in layout.base.items() if key in present}
-    return tuple(f for f in validation.schema_findings(probe, version, profile) if not f.pointer)
+    return tuple(f for f in validation.schema_findings(probe, contract) if not f.pointer)
 
 
 # Parsing a contract line: json (already imported) for the first ORJSON_AFTER_BYTES of them, then orjson. Its
@@ -386,28 +388,28 @@ def parse_strict(raw: bytes | memoryview) -> Any:
     return json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
 
 
-def contract_outcome(raw: bytes | memoryview, version: str, profile: Profile) -> Outcome:
+def contract_outcome(raw: bytes | memoryview, contract: Contract) -> Outcome:
     """A line the pre-check found to be strict JSON (no duplicate, finite, shallow, small integers), with or
     without its line terminator."""
-    composer = _composer(version, profile)
+    composer = _composer(contract)
     if composer is None:
         from verify_contract.check._reference import reference_line
 
-        return reference_line(raw, version, profile)
+        return reference_line(raw, contract)
     layout, members, root = composer
     try:
         document = parse_strict(raw)
     except ValueError:  # json's and orjson's errors: the pre-check's proof failed, let the reference say why
         from verify_contract.check._reference import reference_line
 
-        return reference_line(raw, version, profile)
+        return reference_line(raw, contract)
     if not isinstance(document, dict):
         from verify_contract.check._reference import document_outcome
 
-        return document_outcome(document, version, profile)
+        return document_outcome(document, contract)
     present = layout.required.intersection(document)
     worded = root.get(present)
-    found = list(worded if worded is not None else _root_findings(version, profile, present))
+    found = list(worded if worded is not None else _root_findings(contract, present))
     for field, node in members:
         if field.name in document:
             mark = len(found)
@@ -415,10 +417,10 @@ def contract_outcome(raw: bytes | memoryview, version: str, profile: Profile) ->
                 _worded(node, document[field.name], found)
             except _Unworded:
                 del found[mark:]
-                found.extend(_referenced(version, profile, layout, field, document[field.name]))
+                found.extend(_referenced(contract, layout, field, document[field.name]))
     # The semantic rules are plain Python over a few members: the reference's own function, on the document.
-    found.extend(semantic_findings(document, version))
-    return facts(document, tuple(found), version)
+    found.extend(semantic_findings(document, contract.version))
+    return facts(document, tuple(found), contract.version)
 
 
 def clear_caches() -> None:

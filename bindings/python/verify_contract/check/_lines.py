@@ -10,26 +10,27 @@ from collections import Counter
 
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS, Tally
+from verify_contract.contract._resolved import Contract, resolve_contract
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 from verify_contract.records import FrozenRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from verify_contract.check._budget import FactSpec
     from verify_contract.check._outcome import Outcome
 
 
 class CheckOptions(FrozenRecord):
-    """How ``check`` runs: contract version, profile, how many findings to list, the fast path or the
-    reference alone (``fast=False``: every line through the reference, for the differential test and for
-    distrust), worker processes, and what a failure budget needs of each line (``facts``, SPEC 11; None: no
-    budget)."""
+    """How ``check`` runs: the contract (version and profile, resolved here, once per run), how many findings
+    to list, the fast path or the reference alone (``fast=False``: every line through the reference, for the
+    differential test and for distrust), worker processes, and what a failure budget needs of each line
+    (``facts``, SPEC 11; None: no budget). An unknown version or profile is a ``ValueError`` here."""
 
-    __slots__ = ("version", "profile", "max_findings", "fast", "jobs", "facts")  # noqa: RUF023 (constructor order)
-    version: str
-    profile: Profile
+    __slots__ = ("contract", "max_findings", "fast", "jobs", "facts")  # noqa: RUF023 (constructor order)
+    contract: Contract
     max_findings: int
     fast: bool
     jobs: int
@@ -44,20 +45,31 @@ class CheckOptions(FrozenRecord):
         jobs: int = 1,
         facts: FactSpec | None = None,
     ) -> None:
-        self._freeze(version, profile, max_findings, fast, jobs, facts)
+        self._freeze(resolve_contract(version, profile), max_findings, fast, jobs, facts)
+
+    @property
+    def version(self) -> str:
+        return self.contract.version
+
+    @property
+    def profile(self) -> Profile:
+        return self.contract.profile
+
+    def __reduce__(self) -> tuple[type[CheckOptions], tuple[Any, ...]]:
+        return CheckOptions, (self.version, self.profile, self.max_findings, self.fast, self.jobs, self.facts)
 
 
 MEMO_ENTRIES = 4096
-"""Outcomes remembered per (version, profile); past this, new keys take the reference path every time, so
-adversarial input (a new failure kind on every line) costs time, not memory."""
-_OUTCOMES: dict[tuple[str, str], dict[bytes | None, Outcome]] = {}
+"""Outcomes remembered per contract (version and profile); past this, new keys take the reference path every
+time, so adversarial input (a new failure kind on every line) costs time, not memory."""
+_OUTCOMES: dict[Contract, dict[bytes | None, Outcome]] = {}
 _KEY = operator.itemgetter(3)
 
 
-def outcome_memo(version: str, profile: Profile) -> dict[bytes | None, Outcome]:
-    memo = _OUTCOMES.get((version, profile))
+def outcome_memo(contract: Contract) -> dict[bytes | None, Outcome]:
+    memo = _OUTCOMES.get(contract)
     if memo is None:
-        memo = _OUTCOMES[(version, profile)] = {}
+        memo = _OUTCOMES[contract] = {}
     return memo
 
 
@@ -82,17 +94,17 @@ def _text_events() -> Callable[[bytes], Outcome | None]:
     return text_event_outcome
 
 
-def _contract_lines() -> Callable[[memoryview, str, Profile], Outcome]:
+def _contract_lines() -> Callable[[memoryview, Contract], Outcome]:
     from verify_contract.check._compose import contract_outcome
 
     return contract_outcome
 
 
-def reference_line(line: bytes | memoryview, version: str, profile: Profile) -> Outcome:
+def reference_line(line: bytes | memoryview, contract: Contract) -> Outcome:
     """The reference's outcome for one line (``_reference.reference_line``, imported by the first such line)."""
     from verify_contract.check._reference import reference_line
 
-    return reference_line(line, version, profile)
+    return reference_line(line, contract)
 
 
 def _unused(*args: object) -> Outcome:
@@ -125,12 +137,12 @@ def check_chunk(
         if unsettled is not None:
             _add_facts(tally, chunk, statuses, others, masked_kinds, unsettled, first_line, path, options)
         return tally
-    version, profile = options.version, options.profile
-    memo = outcome_memo(version, profile)
+    contract = options.contract
+    memo = outcome_memo(contract)
     # A key decides the reference's outcome (fastpath, _fastscan.c): the first line with each key is judged
     # as before, the lines after it share that outcome, counted once per key with its number of lines.
     text_event = _text_events() if _TEXT in statuses else _unused
-    contract = _contract_lines() if _CONTRACT in statuses else _unused
+    composed = _contract_lines() if _CONTRACT in statuses else _unused
     lines_per_key = Counter(map(_KEY, others))
     lines = chunk if isinstance(chunk, memoryview) else memoryview(chunk)  # a line is judged from a view
     local: dict[bytes, Outcome] = {}  # this chunk's keys that the full memo could not take
@@ -148,8 +160,8 @@ def check_chunk(
                 if outcome is None:
                     line = lines[start:stop]  # with its terminator (whitespace to a strict JSON parser)
                     try:
-                        judge = contract if status == fastpath.STATUS_CONTRACT else reference_line
-                        outcome = judge(line, version, profile)
+                        judge = composed if status == fastpath.STATUS_CONTRACT else reference_line
+                        outcome = judge(line, contract)
                     finally:
                         # Released even when judging raises (^C): a traceback's frames would keep the view,
                         # and a mapped file (--jobs) could not be closed under the error.

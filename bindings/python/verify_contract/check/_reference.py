@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from verify_contract.check._outcome import Outcome, facts
-from verify_contract.contract._versions import Profile
+from verify_contract.contract._resolved import Contract
 from verify_contract.findings import Finding, finding
 from verify_contract.reference._jsonio import parse_json
 from verify_contract.reference._text_findings import NON_FINITE_RULE
-from verify_contract.reference._validation import validate
+from verify_contract.reference._validation import judge
 
 __all__ = ["Outcome", "document_outcome", "facts", "parse", "reference_line", "reference_outcome"]
 
@@ -22,20 +22,20 @@ def parse(raw: bytes) -> tuple[Any, Finding | None]:
     return parsed.document, parsed.finding
 
 
-def document_outcome(document: Any, version: str, profile: Profile) -> Outcome:
+def document_outcome(document: Any, contract: Contract) -> Outcome:
     """The reference verdict on a parsed document, with the counted facts."""
-    result = validate(document, version, profile)
-    return facts(document, tuple(result.findings), version)
+    result = judge(document, contract)
+    return facts(document, tuple(result.findings), contract.version)
 
 
-def reference_outcome(raw: bytes, version: str, profile: Profile) -> Outcome:
+def reference_outcome(raw: bytes, contract: Contract) -> Outcome:
     """The reference path for one line or document text."""
     document, problem = parse(raw)
     if problem is not None:
         return Outcome((problem,), False)
-    return document_outcome(document, version, profile)
+    return document_outcome(document, contract)
 
 
-def reference_line(line: bytes | memoryview, version: str, profile: Profile) -> Outcome:
+def reference_line(line: bytes | memoryview, contract: Contract) -> Outcome:
     """The reference's outcome for one line, its terminator stripped (it is not the line's)."""
-    return reference_outcome(bytes(line).rstrip(b"\r\n"), version, profile)
+    return reference_outcome(bytes(line).rstrip(b"\r\n"), contract)

@@ -194,7 +194,7 @@ def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
 
     tally = Tally(options.max_findings)
     tally.lines = 1  # a .json file is one document, even when empty (SPEC 2.1: not a JSON text)
-    tally.add(reference_outcome(text, options.version, options.profile), name, None)
+    tally.add(reference_outcome(text, options.contract), name, None)
     return tally
 
 

@@ -12,9 +12,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 from verify_contract.contract._failure_kind_info import Deprecation
-from verify_contract.contract._model import ContractModel, RuleChoice, contract_model
+from verify_contract.contract._model import ContractModel, RuleChoice
+from verify_contract.contract._resolved import Contract, resolve_contract
 from verify_contract.contract._schemas import profile_reference, profile_schema, registry_of, schema_registry
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
+from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_version
 from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, json_pointer
 from verify_contract.reference._schema_messages import json_text, schema_error_message
 from verify_contract.reference._semantic import deprecations, ecma_search, semantic_findings
@@ -146,8 +147,9 @@ def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str
     return [(rule, f"{where}: {message}", path)]
 
 
-def schema_findings(document: Any, version: str, profile: Profile) -> list[Finding]:
-    return findings_of_errors(schema_validator(version, profile).iter_errors(document), contract_model(version))
+def schema_findings(document: Any, contract: Contract) -> list[Finding]:
+    validator = schema_validator(contract.version, contract.profile)
+    return findings_of_errors(validator.iter_errors(document), contract.model)
 
 
 def findings_of_errors(errors: Iterable[ValidationError], model: ContractModel) -> list[Finding]:
@@ -172,9 +174,12 @@ def deprecated_kinds(version: str) -> dict[str, Deprecation]:
 
 def validate(document: Any, version: str = LATEST_VERSION, profile: Profile = DEFAULT_PROFILE) -> ValidationResult:
     """Validate one parsed JSON document against one profile of one contract version."""
-    check_version(version)
-    check_profile(profile)
-    found = schema_findings(document, version, profile)
+    return judge(document, resolve_contract(version, profile))
+
+
+def judge(document: Any, contract: Contract) -> ValidationResult:
+    """``validate`` for a contract resolved once by the caller (``check`` judges many documents by one)."""
+    found = schema_findings(document, contract)
     if isinstance(document, dict):
-        found.extend(semantic_findings(document, version))
+        found.extend(semantic_findings(document, contract.version))
     return ValidationResult(found)
