@@ -88,8 +88,9 @@ def test_any_partitioning_gives_the_local_report(cluster: str, corpus: tuple[Pat
         for blocks in (1, 2, 7):
             report = engine.Report(options.version, options.profile)
             tasks = engine.plan(sources(paths), report, blocks, 2)
-            ranges = [task for task in tasks if task[0] == "range"]
-            assert len(ranges) >= blocks and {task[0] for task in tasks} == {"doc", "range", "stream"}
+            ranges = [task for task in tasks if isinstance(task, engine.RangeInput)]
+            kinds = {type(task) for task in tasks}
+            assert len(ranges) >= blocks and kinds == {engine.DocumentInput, engine.RangeInput, engine.StreamInput}
             got = engine.check_sources_ray(sources(paths), options, blocks=blocks).as_dict()
             assert_same_report(got, expected)
 
@@ -286,8 +287,8 @@ def test_an_object_gone_is_named(cluster: str, s3: S3, corpus: tuple[Path, list[
     tasks = engine.plan(sources([gone], s3.options), engine.Report(LATEST_VERSION, DEFAULT_PROFILE), 3, 2)
     s3.fs.rm(gone.removeprefix("s3://"))
     tally, error = engine.run_task(tasks[1], CheckOptions())
-    assert tally.lines == 0 and error == f"{gone}: no such object (or bucket) (bytes {tasks[1][2]}-{tasks[1][3]})"
-    report = engine.check_sources_ray([*sources([kept], s3.options), tasks[0][1]], CheckOptions(), blocks=4)
+    assert tally.lines == 0 and error == f"{gone}: no such object (or bucket) (bytes {tasks[1].start}-{tasks[1].stop})"
+    report = engine.check_sources_ray([*sources([kept], s3.options), tasks[0].source], CheckOptions(), blocks=4)
     assert report.input_errors == [f"{gone}: no such object (or bucket)"]
     expected = check_paths([paths[-1]]).as_dict()
     assert_same_report(

@@ -187,9 +187,7 @@ def test_every_line_same_as_reference(version: str, profile: Profile) -> None:
     by_key: dict[bytes, tuple[Outcome, bytes]] = {}
     for index, line in enumerate(LINES):
         status = statuses[index]
-        expected = reference_outcome(
-            line.rstrip(b"\r\n"), resolve_contract(version, profile)
-        )  # as _lines reads it
+        expected = reference_outcome(line.rstrip(b"\r\n"), resolve_contract(version, profile))  # as _lines reads it
         if status == fastpath.STATUS_BLANK:
             assert not line.strip(), line[:200]
         elif status in fastpath.CLEAN_STATUSES:

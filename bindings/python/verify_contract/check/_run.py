@@ -33,6 +33,7 @@ from verify_contract.check._report import (
     dumps_report,
 )
 from verify_contract.check._source import InputError, Source
+from verify_contract.check._tasks import DocumentTask, LinesTask, RangeTask, Task
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -112,10 +113,10 @@ def _line_start(data: mmap.mmap, offset: int) -> int:
     return len(data) if newline < 0 else newline + 1
 
 
-def _check_range_task(task: tuple[str, int, int, str, CheckOptions]) -> Tally:
+def _check_range_task(task: RangeTask, options: CheckOptions) -> Tally:
     """A worker: the lines starting in [start, stop) of a plain file, read by the worker from the page cache
     (nothing but the task and the tally crosses the pipe); line numbers counted from the range's first."""
-    path, start, stop, name, options = task
+    path, start, stop, name = task.path, task.start, task.stop, task.name
     tally = Tally(options.max_findings)
     with open(path, "rb") as stream:
         try:
@@ -140,28 +141,26 @@ def _check_range_task(task: tuple[str, int, int, str, CheckOptions]) -> Tally:
     return tally
 
 
-def _check_chunk_task(task: tuple[bytes, str, CheckOptions]) -> Tally:
-    chunk, name, options = task
+def _check_chunk_task(chunk: bytes, name: str, options: CheckOptions) -> Tally:
     return check_chunk(chunk, 1, name, options)
 
 
-def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[tuple[Any, ...]]:
-    """Per source, in order: ("doc", name, text) for a .json file; for JSONL, ("lines", chunk, first?, name)
-    with chunks of whole lines (views into a reused buffer), or with --jobs, for a plain file,
-    ("range", path, start, stop, first?, name)."""
+def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[Task]:
+    """Per source, in order: a ``DocumentTask`` for a .json file; for JSONL, ``LinesTask``s (chunks of whole
+    lines, views into a reused buffer), or with --jobs, for a plain file, ``RangeTask``s."""
     for source in sources:
         report.files += 1
         try:
             if source.is_document:
-                yield ("doc", source.name, read_all(source))
+                yield DocumentTask(source.name, read_all(source))
                 continue
             if options.jobs > 1 and source.file is not None and plain_file(source):
                 for start, stop in _ranges(os.stat(source.file).st_size, options.jobs):
-                    yield ("range", source.file, start, stop, start == 0, source.name)
+                    yield RangeTask(source.file, start, stop, source.name)
                 continue
             first = True
             for chunk in line_views(source):
-                yield ("lines", chunk, first, source.name)
+                yield LinesTask(chunk, first, source.name)
                 first = False
         except InputError as error:
             report.input_errors.append(str(error))
@@ -237,32 +236,33 @@ def check_sources(
         # Plain files (and .json documents): the byte ranges are known up front, so processes deal them out.
         from verify_contract.check import _workers as check_workers
 
-        def run(task: tuple[Any, ...]) -> Tally:
-            if task[0] == "doc":
-                return _document_tally(task[1], task[2], options)
-            _, path, start, stop, _first, name = task
-            return _check_range_task((path, start, stop, name, options))
+        def run(task: Task) -> Tally:
+            if isinstance(task, DocumentTask):
+                return _document_tally(task.name, task.text, options)
+            assert isinstance(task, RangeTask)  # no LinesTask: every source is a document or a plain file
+            return _check_range_task(task, options)
 
         planned = list(_tasks(sources, options, report))
         place = _in_order(absorb)
-        results = check_workers.results_in_order(planned, options.jobs, run, lambda task: task[0] == "range")
+        results = check_workers.results_in_order(planned, options.jobs, run, lambda task: isinstance(task, RangeTask))
         for task, tally in zip(planned, results, strict=True):
-            if task[0] == "doc":
-                place(tally, len(task[2]), True)
-            else:
-                place(tally, task[3] - task[2], task[4])
+            if isinstance(task, DocumentTask):
+                place(tally, len(task.text), True)
+            elif isinstance(task, RangeTask):
+                place(tally, task.stop - task.start, task.first)
         return report
     tasks = _tasks(sources, options, report)
     if options.jobs <= 1:
         line = 1  # of the next chunk in its source
         for task in tasks:
-            if task[0] == "doc":
-                absorb(_document_tally(task[1], task[2], options), len(task[2]))
-            else:
-                line = 1 if task[2] else line
-                tally = check_chunk(task[1], line, task[3], options, report.max_findings - len(report.findings))
+            if isinstance(task, DocumentTask):
+                absorb(_document_tally(task.name, task.text, options), len(task.text))
+            elif isinstance(task, LinesTask):
+                line = 1 if task.first else line
+                room = report.max_findings - len(report.findings)
+                tally = check_chunk(task.chunk, line, task.name, options, room)
                 line += tally.lines
-                absorb(tally, len(task[1]))
+                absorb(tally, len(task.chunk))
         return report
     # Several processes, results merged in input order: the report is the single-process one. Each task's
     # line numbers start at 1 and are placed in their source as the results are merged.
@@ -278,15 +278,15 @@ def check_sources(
 
     with context.Pool(options.jobs) as pool:
         for task in tasks:
-            if task[0] == "doc":
-                pending.append((_document_tally(task[1], task[2], options), len(task[2]), True))
-            elif task[0] == "range":
-                _, path, start, stop, first, name = task
-                work = (path, start, stop, name, options)
-                pending.append((pool.apply_async(_check_range_task, (work,)), stop - start, first))
+            if isinstance(task, DocumentTask):
+                pending.append((_document_tally(task.name, task.text, options), len(task.text), True))
+            elif isinstance(task, RangeTask):
+                work = pool.apply_async(_check_range_task, (task, options))
+                pending.append((work, task.stop - task.start, task.first))
             else:  # stdin or gzip: the parent reads, the chunk is sent
-                chunk = bytes(task[1])
-                pending.append((pool.apply_async(_check_chunk_task, ((chunk, task[3], options),)), len(chunk), task[2]))
+                chunk = bytes(task.chunk)
+                work = pool.apply_async(_check_chunk_task, (chunk, task.name, options))
+                pending.append((work, len(chunk), task.first))
             while len(pending) > 2 * options.jobs:  # bounded: memory stays flat
                 merge_next()
         while pending:
