@@ -22,7 +22,7 @@ import itertools
 from typing import Any
 
 from verify_contract.check._compose import Plan, build_plan, looks_at, minimal, pattern_of, refused
-from verify_contract.contract._model import ContractModel, Field, model_from_data
+from verify_contract.contract._model import Field, ResolvedModel, model_from_data
 from verify_contract.findings import Finding
 from verify_contract.reference import _validation as validation
 from verify_contract.reference._schema_messages import json_text
@@ -77,7 +77,7 @@ def _template(field: Field, probes: tuple[Any, Any], judged: list[list[Finding]]
     return [[f.rule, f.message.split(old) if old != new else [f.message], f.pointer] for f in first]
 
 
-def profile_wording(model: ContractModel, documents: list[dict[str, Any]], profile: str) -> dict[str, Any] | None:
+def profile_wording(model: ResolvedModel, documents: list[dict[str, Any]], profile: str) -> dict[str, Any] | None:
     layout = build_plan(model, profile)
     if layout is None:
         return None

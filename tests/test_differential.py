@@ -25,7 +25,7 @@ from verify_contract.check import _reference as check_reference
 from verify_contract.check import _run as check
 from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome
 from verify_contract.check._text_events import text_event_outcome
-from verify_contract.contract import ContractModel, contract_model, model_from_data, resolve_contract
+from verify_contract.contract import ResolvedModel, contract_model, model_from_data, resolve_contract
 from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
 from verify_contract.reference import _validation as validation
 from verify_contract.reference._jsonio import parse_json
@@ -412,13 +412,13 @@ CONSTRAINTS = [
 ]
 
 
-def _synthetic(change: Callable[[dict[str, Any]], None]) -> ContractModel:
+def _synthetic(change: Callable[[dict[str, Any]], None]) -> ResolvedModel:
     data = copy.deepcopy(contract_model(LATEST).raw)
     change(data)
     return model_from_data(data)
 
 
-def _scan(model: ContractModel, profile: Profile, lines: list[bytes]) -> bytes:
+def _scan(model: ResolvedModel, profile: Profile, lines: list[bytes]) -> bytes:
     table = fastpath.build_field_table(model, profile)
     statuses, _ = fastpath.scan_with(b"\n".join(lines) + b"\n", table, fastpath.kinds_table(model))
     return statuses

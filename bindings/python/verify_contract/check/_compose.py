@@ -33,7 +33,7 @@ import os
 from functools import cache, lru_cache
 
 from verify_contract.check._outcome import Outcome, facts
-from verify_contract.contract._model import ContractModel, Field
+from verify_contract.contract._model import Field, ResolvedModel
 from verify_contract.contract._versions import Profile
 from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
@@ -156,7 +156,7 @@ def minimal(field: Field, children: dict[str, tuple[Field, ...]], profile: str) 
     return {"null": None, "boolean": False, "array": [], "number": 0, "integer": 0, "string": ""}[kind]
 
 
-def build_plan(model: ContractModel, profile: Profile) -> Plan | None:
+def build_plan(model: ResolvedModel, profile: Profile) -> Plan | None:
     """The plan of one profile of a model, or None where composing is not sound."""
     definition = model.definitions[model.profiles[profile].definition]
     if definition["constraints"] or definition["additional_properties"] not in (None, True):

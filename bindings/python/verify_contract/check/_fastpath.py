@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from functools import cache
 from types import ModuleType
 
-from verify_contract.contract._model import ContractModel, Field, contract_model
+from verify_contract.contract._model import Field, ResolvedModel, contract_model
 from verify_contract.contract._versions import Profile, check_profile, check_version
 from verify_contract.reference._mask import MASK_ROLES
 
@@ -71,7 +71,7 @@ def _type_bits(types: Iterable[str]) -> int:
     return found
 
 
-def _constraint_class(model: ContractModel, field: Field, role: str | None) -> int:
+def _constraint_class(model: ResolvedModel, field: Field, role: str | None) -> int:
     """PLAIN (types only), KIND (the failure-kind grammar the C implements, plus the registry) or UNSURE."""
     if not field.constraints:
         return _native_int("CLASS_PLAIN")
@@ -93,7 +93,7 @@ def _entry(parent: int, types: int, klass: int, role: int, required: bool, name:
     return bytes([parent, types & 0xFF, types >> 8, klass, role, int(required), len(raw)]) + raw
 
 
-def build_field_table(model: ContractModel, profile: Profile) -> bytes:
+def build_field_table(model: ResolvedModel, profile: Profile) -> bytes:
     """The pre-check's field table of one profile (format: ``load_table`` in ``_fastscan.c``).
 
     Raises ``Unsupported`` for a model the table cannot express: the caller then scans without the C code.
@@ -159,7 +159,7 @@ def field_table(version: str, profile: Profile) -> bytes | None:
         return None
 
 
-def kinds_table(model: ContractModel) -> bytes:
+def kinds_table(model: ResolvedModel) -> bytes:
     """Registered kinds that draw no warning at the model's version (deprecated ones do), as ``\\0a\\0b\\0``."""
     kinds = model.failure_kinds
     names = sorted(k["id"] for k in kinds["registered"] if not k["deprecated"]) if kinds else []

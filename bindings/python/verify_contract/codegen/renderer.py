@@ -27,7 +27,7 @@ from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines, read_header
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
-from verify_contract.contract._model import ContractModel, contract_model, model_from_data
+from verify_contract.contract._model import ResolvedModel, contract_model, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
 # The header's comment style by output suffix: a line prefix, or a block's (opening, closing) marks. A
@@ -194,7 +194,7 @@ def _header(text: str, filename: str, header: GeneratedHeader, style: HeaderStyl
     return "".join(f"{style} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
 
 
-def _mask_roles(model: ContractModel) -> dict[str, str]:
+def _mask_roles(model: ResolvedModel) -> dict[str, str]:
     """Where the effective mask is read: each mask role of the newest version that declares it (the
     shipped versions, then ``model`` itself, which may be newer)."""
     from verify_contract.contract._versions import CONTRACT_VERSIONS

@@ -9,7 +9,7 @@ model, resolved once by ``resolve_contract`` and handed to the layers below).
 
 from __future__ import annotations
 
-from verify_contract.contract._model import ContractModel, Field, contract_model, model_from_data
+from verify_contract.contract._model import Field, ResolvedModel, contract_model, model_from_data
 from verify_contract.contract._resolved import Contract, resolve_contract
 
-__all__ = ["Contract", "ContractModel", "Field", "contract_model", "model_from_data", "resolve_contract"]
+__all__ = ["Contract", "Field", "ResolvedModel", "contract_model", "model_from_data", "resolve_contract"]

@@ -135,7 +135,7 @@ class Field(FrozenRecord):
         )
 
 
-class Profile(FrozenRecord):
+class ProfileFacts(FrozenRecord):
     """A profile: its ``$defs`` entry, required top-level members and required members of nested objects."""
 
     __slots__ = ("name", "definition", "required", "nested_required")  # noqa: RUF023 (constructor order)
@@ -150,7 +150,7 @@ class Profile(FrozenRecord):
         self._freeze(name, definition, required, nested_required)
 
 
-class ContractModel(FrozenRecord):
+class ResolvedModel(FrozenRecord):
     """The resolved model of one contract version; ``raw`` is the model as JSON data (what templates
     render from). Hashed by version and source hash."""
 
@@ -173,7 +173,7 @@ class ContractModel(FrozenRecord):
     source_hash: str
     default_profile: str
     max_depth: int
-    profiles: dict[str, Profile]
+    profiles: dict[str, ProfileFacts]
     fields: tuple[Field, ...]
     roles: dict[str, str]
     failure_kinds: dict[str, Any] | None
@@ -189,7 +189,7 @@ class ContractModel(FrozenRecord):
         source_hash: str,
         default_profile: str,
         max_depth: int,
-        profiles: dict[str, Profile],
+        profiles: dict[str, ProfileFacts],
         fields: tuple[Field, ...],
         roles: dict[str, str],
         failure_kinds: dict[str, Any] | None,
@@ -266,16 +266,16 @@ def _field(data: dict[str, Any]) -> Field:
     )
 
 
-def model_from_data(data: dict[str, Any]) -> ContractModel:
+def model_from_data(data: dict[str, Any]) -> ResolvedModel:
     if data.get("format") != MODEL_FORMAT:
         raise ValueError(f"not a {MODEL_FORMAT} document: format {data.get('format')!r}")
-    return ContractModel(
+    return ResolvedModel(
         version=data["version"],
         source_hash=data["source_hash"],
         default_profile=data["default_profile"],
         max_depth=data["limits"]["max_depth"],
         profiles={
-            name: Profile(
+            name: ProfileFacts(
                 name,
                 p["definition"],
                 tuple(p["required"]),
@@ -295,7 +295,7 @@ def model_from_data(data: dict[str, Any]) -> ContractModel:
 
 
 @cache
-def contract_model(version: str) -> ContractModel:
+def contract_model(version: str) -> ResolvedModel:
     """The resolved model of one contract version (``ValueError`` for a version the package lacks)."""
     # Beside this file, not through importlib.resources (~8 ms) nor pathlib (~4 ms with what it imports):
     # check's start-up pays for every import here.

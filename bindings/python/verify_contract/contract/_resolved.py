@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from verify_contract.contract._model import ContractModel, contract_model
+from verify_contract.contract._model import ResolvedModel, contract_model
 from verify_contract.contract._versions import Profile, check_profile, check_version
 from verify_contract.records import FrozenRecord
 
@@ -19,9 +19,9 @@ class Contract(FrozenRecord):
     __slots__ = ("version", "profile", "model")  # noqa: RUF023 (the constructor's order)
     version: str
     profile: Profile
-    model: ContractModel
+    model: ResolvedModel
 
-    def __init__(self, version: str, profile: Profile, model: ContractModel) -> None:
+    def __init__(self, version: str, profile: Profile, model: ResolvedModel) -> None:
         self._freeze(version, profile, model)
 
     def __eq__(self, other: object) -> bool:

@@ -12,7 +12,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 from verify_contract.contract._failure_kind_info import Deprecation
-from verify_contract.contract._model import ContractModel, RuleChoice
+from verify_contract.contract._model import ResolvedModel, RuleChoice
 from verify_contract.contract._resolved import Contract, resolve_contract
 from verify_contract.contract._schemas import profile_reference, profile_schema, registry_of, schema_registry
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_version
@@ -117,7 +117,7 @@ def _choose(choices: tuple[RuleChoice, ...], instance: Any) -> str:
     return FALLBACK_RULE
 
 
-def _schema_rule(error: ValidationError, model: ContractModel) -> list[tuple[str, str, list[str | int]]]:
+def _schema_rule(error: ValidationError, model: ResolvedModel) -> list[tuple[str, str, list[str | int]]]:
     """Map one jsonschema error to (rule id, message, instance path) triples, by the model's per-field rules."""
     path = list(error.absolute_path)
     message = schema_error_message(error.validator, error.validator_value, error.instance)
@@ -152,7 +152,7 @@ def schema_findings(document: Any, contract: Contract) -> list[Finding]:
     return findings_of_errors(validator.iter_errors(document), contract.model)
 
 
-def findings_of_errors(errors: Iterable[ValidationError], model: ContractModel) -> list[Finding]:
+def findings_of_errors(errors: Iterable[ValidationError], model: ResolvedModel) -> list[Finding]:
     """The findings of jsonschema's errors on one document, in path order, by the model's rules."""
     found: list[Finding] = []
     for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
