@@ -114,6 +114,26 @@ def test_the_package_has_no_import_cycle() -> None:
     assert not found, "import cycles (each line one cycle's modules):\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
+LAYERS = ("contract", "reference", "check", "cli")
+"""The subpackages from the bottom up: each imports only those before it (and the package's own modules)."""
+
+
+def test_the_layers_import_only_downwards() -> None:
+    graph = import_graph(PACKAGE)
+    rank = {f"verify_contract.{name}": index for index, name in enumerate(LAYERS)}
+
+    def layer(module: str) -> int | None:
+        return rank.get(".".join(module.split(".")[:2]))
+
+    climbs = [
+        f"{module} -> {target}"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if (low := layer(module)) is not None and (high := layer(target)) is not None and high > low
+    ]
+    assert not climbs, "imports of a higher layer:\n" + "\n".join(climbs)
+
+
 def test_a_cycle_is_found(tmp_path: Path) -> None:
     """The same walk on a small package: a function-level import closing a loop is a cycle; a TYPE_CHECKING
     import and an ``__init__``'s lazy export are not."""

@@ -226,6 +226,10 @@ class ResolvedModel(FrozenRecord):
     def fields_of(self, profile: str) -> tuple[Field, ...]:
         return tuple(f for f in self.fields if profile in f.profiles)
 
+    def registered_kinds(self) -> frozenset[str]:
+        """The failure kinds registered at this version (none before the registry)."""
+        return frozenset(kind["id"] for kind in self.failure_kinds["registered"]) if self.failure_kinds else frozenset()
+
     @cache  # noqa: B019 - models are few and live as long as the process
     def _by_pointer(self) -> dict[str, Field]:
         return {f.pointer: f for f in self.fields}

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from verify_contract.contract._model import contract_model
 from verify_contract.contract._versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
-from verify_contract.reference._semantic import registered_kinds
 
 if TYPE_CHECKING:
     from referencing import Registry, Resource
@@ -79,4 +78,4 @@ def declared_fields(version: str) -> frozenset[str]:
 
 
 def registered_failure_kinds(version: str) -> frozenset[str]:
-    return registered_kinds(check_version(version))
+    return contract_model(check_version(version)).registered_kinds()

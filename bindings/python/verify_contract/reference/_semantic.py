@@ -45,8 +45,7 @@ def deprecations(version: str) -> dict[str, dict[str, Any]]:
 @cache
 def registered_kinds(version: str) -> frozenset[str]:
     """The failure kinds registered at ``version`` (none before the registry)."""
-    kinds = contract_model(version).failure_kinds
-    return frozenset(kind["id"] for kind in kinds["registered"]) if kinds else frozenset()
+    return contract_model(version).registered_kinds()
 
 
 ABSENT = object()
