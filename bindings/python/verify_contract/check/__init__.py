@@ -1,10 +1,11 @@
 """``verify-contract check``: one line's way through the pipeline, one private module per step.
 
-``_inputs`` (files, globs, stdin, gzip, URLs through ``_remote``, in chunks of whole lines) -> ``_fastpath``
-with the compiled ``_fastscan.c`` (the pre-check) -> ``_lines`` (once per memo key: ``_text_events``,
-``_compose`` or ``_reference``, each worded as the reference words it, ``_outcome``) -> ``_report``.
-``_run`` runs the steps in one process or several (``_workers``); ``_budget`` feeds the failure budget,
-``_budget_report``, ``_budget_metrics`` and ``_budget_plot`` show it; ``_follow`` is ``--follow``.
+``_inputs`` (``_source``: files, globs, stdin, gzip, URLs through ``_remote``, in chunks of whole lines, cut
+into ``_tasks``) -> ``_fastpath`` with the compiled ``_fastscan.c`` (the pre-check) -> ``_lines`` (once per
+memo key: ``_text_events``, ``_compose`` or ``_reference``, each worded as the reference words it,
+``_outcome``) -> ``_report``. ``_run`` runs the steps in one process or several (``_workers``) for one
+resolved ``Contract`` (``CheckOptions.contract``); ``_budget`` feeds the failure budget, ``_budget_report``,
+``_budget_metrics`` and ``_budget_plot`` show it.
 
 Scripts import the runner's names from here (``from verify_contract.check import CheckOptions,
 check_paths``); each is loaded on first use, so importing a step's module does not import the runner.

@@ -1,15 +1,14 @@
 """``check``: validate JSON and JSONL inputs of verify responses, streaming, and count what was found.
 
-Every line is judged as the reference would judge it (``jsonio.parse_json`` then ``validation.validate``).
-A line's way, one module per step:
+Every line is judged as the reference would judge it (``reference._jsonio.parse_json`` then
+``reference._validation``). A line's way, one module of this package per step:
 
-1. inputs (``inputs``): files, directories, globs, stdin and gzip, read in chunks of whole lines;
-2. pre-check (``fastpath``, compiled ``_fastscan.c`` reading the resolved contract model): settles the
+1. inputs (``_inputs``): files, directories, globs, stdin and gzip, read in chunks of whole lines;
+2. pre-check (``_fastpath``, compiled ``_fastscan.c`` reading the resolved contract model): settles the
    lines that are certainly valid and clean, gives the others a memo key;
-3. what it cannot settle (``check_lines``): once per memo key, the composition shortcut
-   (``check_compose``) or the reference itself (``check_reference``), so verdicts, rule ids and messages
-   are the reference's;
-4. report (``check_report``): counts and the capped findings listing.
+3. what it cannot settle (``_lines``): once per memo key, the composition shortcut (``_compose``) or the
+   reference itself (``_reference``), so verdicts, rule ids and messages are the reference's;
+4. report (``_report``): counts and the capped findings listing.
 
 This module runs those steps over the inputs, in one process or several, and keeps the names scripts
 import from ``verify_contract.check``.

@@ -1,4 +1,4 @@
-"""The tasks ``check`` cuts its inputs into, one record type per kind (``match`` on them): a ``.json``
+"""The tasks ``check`` cuts its inputs into, one record type per kind: a ``.json``
 document read whole, a chunk of whole lines the parent read (stdin, gzip, one process), or a byte range of
 a plain file that the process running it reads itself (``--jobs``)."""
 
