@@ -55,6 +55,8 @@ NOT_ON_A_CLEAN_RUN = (
     "pyarrow",
     "verify_contract.check._remote",
     "verify_contract.ray",
+    # --follow: only when asked for
+    "verify_contract.cli._follow",
 )
 
 RUN_CHECK = """
