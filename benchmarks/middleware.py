@@ -36,8 +36,8 @@ enforced = VerifyContractMiddleware(bare, mode="enforce")
 
 def request_body() -> bytes:
     """A Gym-sized verify request: the first row of examples/results.jsonl without its reply fields."""
+    from verify_contract.contract._versions import LATEST_VERSION
     from verify_contract.probe._checks import reply_fields
-    from verify_contract.versions import LATEST_VERSION
 
     row = json.loads((HERE.parent / "examples" / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
     request = {key: value for key, value in row.items() if key not in reply_fields(LATEST_VERSION)}
@@ -49,8 +49,8 @@ def judge_cost(body: bytes, reps: int) -> float:
     """Median microseconds of judging one reply of the example server in process."""
     import httpx
 
+    from verify_contract.contract._versions import LATEST_VERSION
     from verify_contract.probe._checks import Reply, judge_reply, wire_profile
-    from verify_contract.versions import LATEST_VERSION
 
     transport = httpx.ASGITransport(app=bare)
 

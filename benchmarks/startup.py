@@ -44,7 +44,7 @@ def mark(name):
 HEAVY = {heavy!r}
 import verify_contract; mark("import verify_contract")
 import verify_contract.cli; mark("import verify_contract.cli (argparse)")
-import verify_contract.check_command; mark("import verify_contract.check_command")
+import verify_contract.cli._check; mark("import verify_contract.cli._check")
 import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     code = verify_contract.cli.main(["check", {path!r}])
@@ -172,7 +172,7 @@ def import_costs(module: str) -> dict[tuple[str, str], int]:
     return costs
 
 
-def import_chain(module: str = "verify_contract.check_command", reps: int = 5) -> list[tuple[str, str, float]]:
+def import_chain(module: str = "verify_contract.cli._check", reps: int = 5) -> list[tuple[str, str, float]]:
     """(importing module, imported package, median cumulative ms), heaviest first."""
     runs = [import_costs(module) for _ in range(reps)]
     keys = {key for run in runs for key in run}
@@ -194,7 +194,7 @@ def main() -> None:
     print("\nphases of `verify-contract check` in one interpreter (ms, median of 5; heavy packages loaded after it):")
     for phase in phases(path):
         print(f"  {phase.name:55} {phase.median_ms:7.1f}  {' '.join(phase.loaded)}")
-    print("\n`import verify_contract.check_command` (cumulative ms, median of 5; a module's row includes its imports):")
+    print("\n`import verify_contract.cli._check` (cumulative ms, median of 5; a module's row includes its imports):")
     for owner, name, ms in import_chain():
         if ms >= 0.5:
             print(f"  {owner:42} {name:28} {ms:7.1f}")

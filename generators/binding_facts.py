@@ -8,7 +8,7 @@ from typing import Any
 
 from generators import paths
 from verify_contract.codegen.view import build_view
-from verify_contract.contract import MASK_ROLES, mask_locations
+from verify_contract.contract._model import MASK_ROLES, mask_locations
 
 
 def unlisted_kind(kind: str) -> dict[str, Any]:

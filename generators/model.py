@@ -1,4 +1,4 @@
-"""The resolved contract model of every version (verify_contract._resolve), from the sources in schema/."""
+"""The resolved contract model of every version (verify_contract.contract._resolve), from the sources in schema/."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import yaml
 
 from generators import paths
 from generators.registry import FailureKind
-from verify_contract._resolve import resolve_model
+from verify_contract.contract._resolve import resolve_model
 
 
 def contract_facts() -> dict[str, Any]:

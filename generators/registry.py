@@ -1,4 +1,4 @@
-"""The failure-kind registry for generation: typed kinds (parsed and linted by verify_contract.registry) and
+"""The failure-kind registry for generation: typed kinds (parsed and linted by verify_contract.contract._registry) and
 the per-version enum schema."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from generators.paths import FAILURE_KINDS_FILE, version_key
-from verify_contract.failure_kind_info import Deprecation, DeprecationReason, FailureKindInfo, Stability
-from verify_contract.registry import lint_findings, parse_registry
+from verify_contract.contract._failure_kind_info import Deprecation, DeprecationReason, FailureKindInfo, Stability
+from verify_contract.contract._registry import lint_findings, parse_registry
 
 __all__ = ["Deprecation", "FailureKind", "RegistryError", "failure_kinds_schema", "kinds_at", "load_registry"]
 
@@ -20,11 +20,11 @@ class RegistryError(ValueError):
 
 
 FailureKind = FailureKindInfo
-"""A registry entry: the runtime's type (``verify_contract.failure_kind_info``), under the generators' name."""
+"""A registry entry: the runtime's type (``contract._failure_kind_info``), under the generators' name."""
 
 
 def load_registry(path: Path, versions: list[str]) -> list[FailureKind]:
-    """The registry's kinds, in file order; any lint problem (verify_contract.registry) is an error."""
+    """The registry's kinds, in file order; any lint problem (verify_contract.contract._registry) is an error."""
     data = parse_registry(path.read_text(encoding="utf-8"), versions, path.name)
     problems = lint_findings(data)
     if problems:

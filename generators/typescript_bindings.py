@@ -22,7 +22,7 @@ from generators.registry import FailureKind
 from generators.render import render
 from generators.rust_bindings import string_definitions
 from verify_contract.codegen.header import GeneratedHeader
-from verify_contract.failure_kind_info import FailureKindInfo
+from verify_contract.contract._failure_kind_info import FailureKindInfo
 
 PACKAGE = paths.ROOT / "bindings" / "typescript"
 GENERATED = PACKAGE / "src" / "generated"

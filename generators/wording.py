@@ -1,5 +1,5 @@
 """Per-version wording tables: the reference validator's own findings for the values ``check`` composes
-without it (``verify_contract/check_compose.py``), captured here once per release instead of on every run.
+without it (``verify_contract/check/_compose.py``), captured here once per release instead of on every run.
 
 For each profile the composition plan declares sound, the reference judges probe documents (the plan's
 minimal valid document with one value changed):
@@ -21,12 +21,12 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from verify_contract import validation
-from verify_contract.check_compose import Plan, build_plan, looks_at, minimal, pattern_of, refused
-from verify_contract.contract import ContractModel, Field, model_from_data
+from verify_contract.check._compose import Plan, build_plan, looks_at, minimal, pattern_of, refused
+from verify_contract.contract._model import Field, ResolvedModel, model_from_data
 from verify_contract.findings import Finding, json_pointer
-from verify_contract.schema_messages import json_text
-from verify_contract.semantic import ecma_search
+from verify_contract.reference import _validation as validation
+from verify_contract.reference._schema_messages import json_text
+from verify_contract.reference._semantic import ecma_search
 
 # Two values of each JSON type, unlike in every way a message could show (quotes, escapes, non-ASCII).
 PROBES: dict[type, tuple[Any, Any]] = {
@@ -77,7 +77,7 @@ def _template(field: Field, probes: tuple[Any, Any], judged: list[list[Finding]]
     return [[f.rule, f.message.split(old) if old != new else [f.message], f.pointer] for f in first]
 
 
-def profile_wording(model: ContractModel, documents: list[dict[str, Any]], profile: str) -> dict[str, Any] | None:
+def profile_wording(model: ResolvedModel, documents: list[dict[str, Any]], profile: str) -> dict[str, Any] | None:
     layout = build_plan(model, profile)
     if layout is None:
         return None

@@ -489,7 +489,7 @@ def _boundary_values(field: Any, registered: list[str]) -> list[Any]:
 
 
 def model_lines(model: Any, profile: str) -> list[bytes]:
-    """Lines for one profile of one version's model (``verify_contract.contract.ContractModel``)."""
+    """Lines for one profile of one version's model (``verify_contract.contract._model.ResolvedModel``)."""
     fields = model.fields_of(profile)
     children: dict[str, list[Any]] = {}
     for field in fields:

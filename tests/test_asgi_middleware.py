@@ -166,9 +166,9 @@ def test_prometheus_counters_in_a_given_registry() -> None:
 def test_the_pre_check_shortcut_never_hides_a_finding() -> None:
     """The middleware lets check's compiled pre-check prove a reply clean (need_values=False): over every
     conformance vector holding a document, both ways find the same."""
-    from verify_contract import fastpath
+    from verify_contract.check import _fastpath as fastpath
     from verify_contract.probe._checks import Reply, judge_reply
-    from verify_contract.semantic import ABSENT
+    from verify_contract.reference._semantic import ABSENT
     from verify_contract.vectors import load_vectors
 
     if not fastpath.available():

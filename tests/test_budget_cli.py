@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from verify_contract import check
 from verify_contract.budget import BudgetError, FailureBudget
-from verify_contract.check_budget import BudgetRun, FactSpec
-from verify_contract.check_lines import CheckOptions
+from verify_contract.check import _run as check
+from verify_contract.check._budget import BudgetRun, FactSpec
+from verify_contract.check._lines import CheckOptions
 from verify_contract.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -296,7 +296,8 @@ def test_bulk_feeding_equals_rollout_by_rollout(
     chunkings: the same summary, events, and where they happened."""
     import random
 
-    from verify_contract import fastpath, inputs
+    from verify_contract.check import _fastpath as fastpath
+    from verify_contract.check import _inputs as inputs
 
     if not compiled:
         monkeypatch.setattr(fastpath, "_native", None)
@@ -344,7 +345,7 @@ def test_bulk_feeding_equals_rollout_by_rollout(
     cli = BudgetRun(FailureBudget(**settings), FactSpec())
     options = CheckOptions(facts=cli.spec, fast=compiled)  # fast=False: no field table, every line read
     check.check_paths([path], options=options, budget=cli, sidecars=False)
-    from verify_contract.check_budget import SidecarRead, sidecar_lines
+    from verify_contract.check._budget import SidecarRead, sidecar_lines
 
     read = SidecarRead()
     read.facts = sidecar_lines([json.dumps(row).encode() for row in failures], 1, "x_failures", cli.spec, read)

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from generators import paths
-from verify_contract.contract import model_from_data
+from verify_contract.contract._model import model_from_data
 
 from corpus_lines import model_lines
 from drill_model import CASES, DEPRECATED_KIND, GYM_REQUIRED, LATEST, NEW_FIELDS, NEW_KIND, NEXT, documents, next_schema
@@ -174,7 +174,7 @@ def test_check_agrees_with_reference_only(drill: tuple[Path, list[str]], profile
         copy,
         sys.executable,
         "-c",
-        "from verify_contract import fastpath; "
+        "from verify_contract.check import _fastpath as fastpath; "
         f"print(fastpath.available(), fastpath.field_table({NEXT!r}, {profile!r}) is not None)",
     )
     assert probe.stdout.split() == ["True", "True"], probe.stderr  # the pre-check did run on the new version
@@ -223,9 +223,9 @@ from verify_contract.codegen import read_file_header
 from verify_contract.conformance import check_consumer
 from verify_contract.conformance.consumer import profile_echo
 from verify_contract.generated import latest
-from verify_contract.mask import effective_mask
+from verify_contract.reference._mask import effective_mask
 from verify_contract.upgrade import UpgradeError, upgrade
-from verify_contract.versions import LATEST_VERSION
+from verify_contract.contract._versions import LATEST_VERSION
 from verify_contract.cli import main
 document, broken = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 try:

@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from verify_contract import check, check_workers, inputs
-from verify_contract.check import CheckOptions, check_paths
+from verify_contract.check import _inputs as inputs
+from verify_contract.check import _run as check
+from verify_contract.check import _workers as check_workers
+from verify_contract.check._run import CheckOptions, check_paths
+from verify_contract.check._tasks import RangeTask
+from verify_contract.contract import Contract
 
 
 @pytest.mark.parametrize(("jobs", "fork"), [(1, True), (2, True), (2, False)], ids=["one", "fork", "pool"])
@@ -81,8 +85,8 @@ def test_line_views_are_the_input_in_whole_lines(tmp_path: Path, chunk_bytes: in
 @pytest.mark.parametrize(
     ("judge", "line"),
     [
-        ("check_compose.contract_outcome", b'{"reward": "0.5"}\n'),
-        ("check_lines.reference_line", b'{"reward": 1e400}\n'),
+        ("check._compose.contract_outcome", b'{"reward": "0.5"}\n'),
+        ("check._lines.reference_line", b'{"reward": 1e400}\n'),
     ],
     ids=["contract", "reference"],
 )
@@ -92,7 +96,7 @@ def test_an_interrupt_while_judging_a_mapped_line_stays_an_interrupt(
     # --jobs workers judge lines from views of a mapped file. ^C in the middle of judging one leaves the
     # view in the traceback's frames; unless check releases it, closing the map raises BufferError over the
     # KeyboardInterrupt (a traceback instead of "interrupted", exit 1 instead of 130).
-    def interrupted(line: memoryview, version: str, profile: str) -> None:
+    def interrupted(line: memoryview, contract: Contract) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(f"verify_contract.{judge}", interrupted)
@@ -100,4 +104,5 @@ def test_an_interrupt_while_judging_a_mapped_line_stays_an_interrupt(
     path.write_bytes(b'{"reward": 1.0}\n' * 10 + line)
     check.clear_caches()  # the line's outcome is not remembered from another test: it is judged
     with pytest.raises(KeyboardInterrupt):
-        check._check_range_task((str(path), 0, path.stat().st_size, "a.jsonl", CheckOptions(profile="core")))
+        task = RangeTask(str(path), 0, path.stat().st_size, "a.jsonl")
+        check._check_range_task(task, CheckOptions(profile="core"))

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from verify_contract.check import CheckOptions, check_paths
-from verify_contract.check_command import ProgressLine
-from verify_contract.check_report import dumps_report_data
+from verify_contract.check._report import dumps_report_data
+from verify_contract.check._run import CheckOptions, check_paths
 from verify_contract.cli import main
+from verify_contract.cli._check import ProgressLine
 
 from corpus_lines import kind_lines, mutated_lines
 
@@ -173,8 +173,8 @@ def test_text_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 def test_a_killed_worker_is_an_input_error_not_a_partial_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from verify_contract import check_command
-    from verify_contract.check_workers import WorkerDied
+    from verify_contract.check._workers import WorkerDied
+    from verify_contract.cli import _check as check_command
 
     def killed(*args: object, **kwargs: object) -> None:
         raise WorkerDied("worker process 4242 ended without its results (killed by signal 9)")
@@ -188,7 +188,7 @@ def test_a_killed_worker_is_an_input_error_not_a_partial_report(
 
 
 def test_interrupted_without_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from verify_contract import check_command
+    from verify_contract.cli import _check as check_command
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt

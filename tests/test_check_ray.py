@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
-from verify_contract.check import CheckOptions, check_bytes, check_paths
-from verify_contract.inputs import Source, resolve
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION
+from verify_contract.check._inputs import resolve
+from verify_contract.check._run import CheckOptions, check_bytes, check_paths
+from verify_contract.check._source import Source
+from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
 
 from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
 
@@ -87,8 +88,9 @@ def test_any_partitioning_gives_the_local_report(cluster: str, corpus: tuple[Pat
         for blocks in (1, 2, 7):
             report = engine.Report(options.version, options.profile)
             tasks = engine.plan(sources(paths), report, blocks, 2)
-            ranges = [task for task in tasks if task[0] == "range"]
-            assert len(ranges) >= blocks and {task[0] for task in tasks} == {"doc", "range", "stream"}
+            ranges = [task for task in tasks if isinstance(task, engine.RangeInput)]
+            kinds = {type(task) for task in tasks}
+            assert len(ranges) >= blocks and kinds == {engine.DocumentInput, engine.RangeInput, engine.StreamInput}
             got = engine.check_sources_ray(sources(paths), options, blocks=blocks).as_dict()
             assert_same_report(got, expected)
 
@@ -285,8 +287,8 @@ def test_an_object_gone_is_named(cluster: str, s3: S3, corpus: tuple[Path, list[
     tasks = engine.plan(sources([gone], s3.options), engine.Report(LATEST_VERSION, DEFAULT_PROFILE), 3, 2)
     s3.fs.rm(gone.removeprefix("s3://"))
     tally, error = engine.run_task(tasks[1], CheckOptions())
-    assert tally.lines == 0 and error == f"{gone}: no such object (or bucket) (bytes {tasks[1][2]}-{tasks[1][3]})"
-    report = engine.check_sources_ray([*sources([kept], s3.options), tasks[0][1]], CheckOptions(), blocks=4)
+    assert tally.lines == 0 and error == f"{gone}: no such object (or bucket) (bytes {tasks[1].start}-{tasks[1].stop})"
+    report = engine.check_sources_ray([*sources([kept], s3.options), tasks[0].source], CheckOptions(), blocks=4)
     assert report.input_errors == [f"{gone}: no such object (or bucket)"]
     expected = check_paths([paths[-1]]).as_dict()
     assert_same_report(
@@ -367,9 +369,9 @@ def test_the_failure_budget_is_the_local_engines_for_any_partitioning(
 ) -> None:
     """The storm with its failures file: the whole report, budget section included (events, windows, groups,
     missing rollouts), is the local engine's on 1, 2 and 7 Ray blocks and with --jobs 2."""
-    from verify_contract import check as local_check
     from verify_contract.budget import FailureBudget
-    from verify_contract.check_budget import BudgetRun, FactSpec
+    from verify_contract.check import _run as local_check
+    from verify_contract.check._budget import BudgetRun, FactSpec
 
     storm = _storm(tmp_path)
 
@@ -410,7 +412,7 @@ def test_budget_over_s3_is_the_local_budget(s3: S3, tmp_path: Path) -> None:
     storm = _storm(tmp_path)
     url = s3.put("storm/rollouts.jsonl", storm.read_bytes())
     from verify_contract.budget import FailureBudget
-    from verify_contract.check_budget import BudgetRun, FactSpec
+    from verify_contract.check._budget import BudgetRun, FactSpec
 
     def run(path: str, options: dict[str, Any] | None) -> dict[str, Any]:
         made = FailureBudget(max_masked=0.2, warn_masked=0.1)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from verify_contract.versions import LATEST_VERSION
+from verify_contract.contract._versions import LATEST_VERSION
 
 # Loaded on first use only: the reference validator (jsonschema, referencing, regress) and its modules, the
 # composition shortcut and orjson (first line the pre-check does not settle), pydantic and the differ (other
@@ -36,25 +36,27 @@ NOT_ON_A_CLEAN_RUN = (
     "importlib.metadata",
     "importlib.resources",
     "shutil",
-    "verify_contract.validation",
-    "verify_contract.schemas",
-    "verify_contract.jsonio",
-    "verify_contract.check_reference",
-    "verify_contract.check_compose",
-    "verify_contract.check_text_events",
+    "verify_contract.reference._validation",
+    "verify_contract.contract._schemas",
+    "verify_contract.reference._jsonio",
+    "verify_contract.check._reference",
+    "verify_contract.check._compose",
+    "verify_contract.check._text_events",
     "verify_contract.diff",
-    "verify_contract.diff_command",
+    "verify_contract.cli._diff",
     "verify_contract.conformance",
-    "verify_contract.conformance_command",
-    "verify_contract.upgrade_command",
-    "verify_contract.generate_command",
+    "verify_contract.cli._conformance",
+    "verify_contract.cli._upgrade",
+    "verify_contract.cli._generate",
     "verify_contract.codegen",
     # object storage and the Ray engine: only for URL inputs and --engine ray
     "fsspec",
     "ray",
     "pyarrow",
-    "verify_contract.remote",
+    "verify_contract.check._remote",
     "verify_contract.ray",
+    # --follow: only when asked for
+    "verify_contract.cli._follow",
 )
 
 RUN_CHECK = """
@@ -115,7 +117,10 @@ def test_a_clean_run_builds_no_dataclass_in_the_package(tmp_path: Path) -> None:
     path.write_bytes(b'{"reward": 1.0}\n{"reward": 1\n{"reward": "1"}\n')
     assert run_check("--profile", "core", str(path))["dataclasses"] == []
     path.write_bytes(b'{"rew\\u0061rd": "1.0"}\n')  # an escaped member name: the reference judges it
-    assert "verify_contract.validation.ValidationResult" in run_check("--profile", "core", str(path))["dataclasses"]
+    assert (
+        "verify_contract.reference._validation.ValidationResult"
+        in run_check("--profile", "core", str(path))["dataclasses"]
+    )
 
 
 def test_contract_defects_are_worded_without_the_reference(tmp_path: Path) -> None:
@@ -129,8 +134,8 @@ def test_contract_defects_are_worded_without_the_reference(tmp_path: Path) -> No
     )
     code, report, modules = loaded_by_check("--profile", "core", str(path))
     assert (code, report["invalid"]) == (1, 4), report
-    assert "verify_contract.check_compose" in modules
-    assert heavy(modules - {"verify_contract.check_compose", "regress"}) == []
+    assert "verify_contract.check._compose" in modules
+    assert heavy(modules - {"verify_contract.check._compose", "regress"}) == []
 
 
 def test_the_first_line_that_needs_the_reference_loads_it(tmp_path: Path) -> None:
@@ -140,7 +145,7 @@ def test_the_first_line_that_needs_the_reference_loads_it(tmp_path: Path) -> Non
     path.write_bytes(b'{"rew\\u0061rd": "1.0"}\n')
     code, report, modules = loaded_by_check("--profile", "core", str(path))
     assert (code, report["invalid"]) == (1, 1)
-    assert {"jsonschema", "verify_contract.validation", "verify_contract.check_reference"} <= modules
+    assert {"jsonschema", "verify_contract.reference._validation", "verify_contract.check._reference"} <= modules
     assert "pydantic" not in modules and "verify_contract.diff" not in modules
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from verify_contract import check_workers
+from verify_contract.check import _workers as check_workers
 
 pytestmark = pytest.mark.skipif(not check_workers.can_fork(), reason="--jobs shares by fork on Linux only")
 

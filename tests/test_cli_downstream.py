@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from verify_contract import fastpath
-from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION
+from verify_contract.check import _fastpath as fastpath
+from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "results.jsonl"
@@ -161,7 +161,7 @@ def test_the_report_says_whether_the_precheck_ran() -> None:
     assert json.loads(off.stdout)["precheck"] == "off"
     # Without the compiled module (no compiler at install time) the report says so.
     code = (
-        "import sys, verify_contract.fastpath as f; f._native = None; from verify_contract.cli import main; "
+        "import sys, verify_contract.check._fastpath as f; f._native = None; from verify_contract.cli import main; "
         f"sys.exit(main(['check', {str(EXAMPLES)!r}]))"
     )
     missing = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -25,11 +25,11 @@ from verify_contract.conformance import (
     check_producer,
 )
 from verify_contract.conformance.consumer import MASK_RULES, REWARD_RULES, profile_echo, with_echo
-from verify_contract.contract import contract_model
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
 from verify_contract.findings import RULES
 from verify_contract.models import GymVerifyResponse, VerifyResponse
-from verify_contract.validation import validate
-from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+from verify_contract.reference._validation import validate
 
 from conftest import VECTORS
 from fixtures import producers, readers

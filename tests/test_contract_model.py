@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from generators import paths
-from verify_contract._resolve import ResolveError, resolve_model
-from verify_contract.contract import contract_model
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._resolve import ResolveError, resolve_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS, PROFILES
 from verify_contract.findings import RULES
-from verify_contract.validation import validate
-from verify_contract.versions import CONTRACT_VERSIONS, PROFILES
+from verify_contract.reference._validation import validate
 
 SAMPLES: dict[str, Any] = {
     "null": None,

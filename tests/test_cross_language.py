@@ -20,7 +20,7 @@ import pytest
 
 from verify_contract import parse_json, validate
 from verify_contract.findings import RULES, Severity
-from verify_contract.jsonio import json_equal
+from verify_contract.reference._jsonio import json_equal
 from verify_contract.vectors import Vector
 
 from conftest import VECTORS

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
+from verify_contract.contract._registry import parse_registry
 from verify_contract.diff import RULES, Break, Report, diff_sides, load_side
 from verify_contract.diff.rules import direction_label
-from verify_contract.registry import parse_registry
 from verify_contract.vectors import load_vectors
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ REWARD_TYPE = '"type": "number"'
 
 def run(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The installed entry point in a subprocess, so cwd and stderr are real."""
-    command = [sys.executable, "-m", "verify_contract.cli", "diff", *args]
+    command = [sys.executable, "-m", "verify_contract", "diff", *args]
     return subprocess.run(command, cwd=cwd or ROOT, capture_output=True, text=True, check=False)
 
 

@@ -10,10 +10,10 @@ import yaml
 
 from generators.diff_rules_reference import OUTPUT, render
 from generators.registry import RegistryError, load_registry
+from verify_contract.contract._registry import lint_findings, parse_registry
 from verify_contract.diff.report import Report, change_dict, render_markdown, render_text
 from verify_contract.diff.rules import RULES, Bump, change
 from verify_contract.findings import Severity
-from verify_contract.registry import lint_findings, parse_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = ROOT / "schema" / "registry" / "failure_kinds.yaml"

@@ -24,7 +24,7 @@ NEW_MEMBER = "episode_note"
 def _diff(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     # No VERIFY_CONTRACT_VECTORS: the sides' own vectors are what is under test.
     env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFY_CONTRACT_")}
-    command = [sys.executable, "-m", "verify_contract.cli", "diff", *args]
+    command = [sys.executable, "-m", "verify_contract", "diff", *args]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=120)
 
 

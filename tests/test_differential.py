@@ -18,12 +18,17 @@ from typing import Any
 import orjson
 import pytest
 
-from verify_contract import check, check_compose, check_lines, check_reference, fastpath, validation
-from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
-from verify_contract.check_text_events import text_event_outcome
-from verify_contract.contract import ContractModel, contract_model, model_from_data
-from verify_contract.jsonio import parse_json
-from verify_contract.versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+from verify_contract.check import _compose as check_compose
+from verify_contract.check import _fastpath as fastpath
+from verify_contract.check import _lines as check_lines
+from verify_contract.check import _reference as check_reference
+from verify_contract.check import _run as check
+from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome
+from verify_contract.check._text_events import text_event_outcome
+from verify_contract.contract import ResolvedModel, contract_model, model_from_data, resolve_contract
+from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+from verify_contract.reference import _validation as validation
+from verify_contract.reference._jsonio import parse_json
 
 from corpus_lines import kind_lines, model_lines, mutated_lines
 
@@ -62,7 +67,7 @@ def test_corpus_covers_every_status() -> None:
 def test_wrong_types_and_malformed_kinds_are_worded_by_the_table(version: str, profile: Profile) -> None:
     # The generated wording table (generators/wording.py) covers the wrong values producers write.
     model = contract_model(version)
-    table = check_compose.wording(version, profile)
+    table = check_compose.wording(resolve_contract(version, profile))
     assert table is not None
     reward, mask = model.role("reward"), model.role("mask")
     assert reward is not None
@@ -73,7 +78,7 @@ def test_wrong_types_and_malformed_kinds_are_worded_by_the_table(version: str, p
     kind_field = model.role("failure_kind")
     if kind_field is not None and kind_field.constraints:
         assert "pattern" in table.fields[kind_field.pointer] and "str" not in table.fields[kind_field.pointer]
-    layout = check_compose.plan(version, profile)
+    layout = check_compose.plan(resolve_contract(version, profile))
     assert layout is not None and len(table.required[""]) == 2 ** len(layout.required)
     assert all(len(table.required[pointer]) == 2 ** len(names) for pointer, names in layout.required_of.items())
 
@@ -142,16 +147,14 @@ def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     options = CheckOptions(LATEST, "core", max_findings=10**6)
     check.clear_caches()
     slow = check_chunk(data, 1, "defects", CheckOptions(LATEST, "core", max_findings=10**6, fast=False))
-    table = check_compose.wording(LATEST, "core")
+    table = check_compose.wording(options.contract)
     assert table is not None
     ((rule, severity, parts, where),) = table.fields["/reward"]["str"]
     drifted = {
         **table.fields,
         "/reward": {**table.fields["/reward"], "str": ((rule, severity, (parts[0], " is no number"), where),)},
     }
-    monkeypatch.setattr(
-        check_compose, "wording", lambda version, profile: check_compose.Wording(table.required, drifted)
-    )
+    monkeypatch.setattr(check_compose, "wording", lambda contract: check_compose.Wording(table.required, drifted))
     fast = check_chunk(data, 1, "defects", options)
     assert fast.invalid == slow.invalid and fast != slow
     assert any("is no number" in f.finding.message for f in fast.findings)
@@ -184,7 +187,7 @@ def test_every_line_same_as_reference(version: str, profile: Profile) -> None:
     by_key: dict[bytes, tuple[Outcome, bytes]] = {}
     for index, line in enumerate(LINES):
         status = statuses[index]
-        expected = reference_outcome(line.rstrip(b"\r\n"), version, profile)  # as check_lines reads it
+        expected = reference_outcome(line.rstrip(b"\r\n"), resolve_contract(version, profile))  # as _lines reads it
         if status == fastpath.STATUS_BLANK:
             assert not line.strip(), line[:200]
         elif status in fastpath.CLEAN_STATUSES:
@@ -316,7 +319,7 @@ def test_text_event_findings_worded_as_the_reference() -> None:
     statuses, others = fastpath.scan(b"\n".join(EVENT_LINES) + b"\n", LATEST, "core")
     built: Counter[bytes] = Counter()
     for index, _, _, key in others:
-        expected = reference_outcome(EVENT_LINES[index], LATEST, "core")
+        expected = reference_outcome(EVENT_LINES[index], resolve_contract(LATEST, "core"))
         if key is not None and statuses[index] == fastpath.STATUS_TEXT:
             outcome = text_event_outcome(key)
             if outcome is not None:
@@ -330,7 +333,7 @@ def test_text_event_findings_worded_as_the_reference() -> None:
 
 def test_a_reworded_text_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison above fails if the direct path words a finding differently from the reference."""
-    import verify_contract.check_text_events as events
+    import verify_contract.check._text_events as events
 
     original = events.duplicate_name_finding
     # The reference's message without repr's quotes around the name: a plausible slip.
@@ -374,7 +377,7 @@ def test_model_corpus_same_as_reference(version: str, profile: Profile) -> None:
     statuses, _ = fastpath.scan(data, version, profile)
     for status, line in zip(statuses, lines, strict=True):
         if status in fastpath.CLEAN_STATUSES:
-            expected = reference_outcome(line, version, profile)
+            expected = reference_outcome(line, resolve_contract(version, profile))
             assert expected.valid and not expected.findings, line
             assert (expected.masked, expected.legacy, expected.kind) == fastpath.clean_facts(status), line
     options = CheckOptions(version, profile, max_findings=10**6)
@@ -409,13 +412,13 @@ CONSTRAINTS = [
 ]
 
 
-def _synthetic(change: Callable[[dict[str, Any]], None]) -> ContractModel:
+def _synthetic(change: Callable[[dict[str, Any]], None]) -> ResolvedModel:
     data = copy.deepcopy(contract_model(LATEST).raw)
     change(data)
     return model_from_data(data)
 
 
-def _scan(model: ContractModel, profile: Profile, lines: list[bytes]) -> bytes:
+def _scan(model: ResolvedModel, profile: Profile, lines: list[bytes]) -> bytes:
     table = fastpath.build_field_table(model, profile)
     statuses, _ = fastpath.scan_with(b"\n".join(lines) + b"\n", table, fastpath.kinds_table(model))
     return statuses

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from verify_contract.versions import DEFAULT_PROFILE
+from verify_contract.contract._versions import DEFAULT_PROFILE
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS = ROOT / ".pre-commit-hooks.yaml"

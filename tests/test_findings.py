@@ -11,12 +11,12 @@ import pytest
 
 import verify_contract
 from verify_contract.conformance import OBLIGATIONS, ConformanceReport, Level, obligation_broken
+from verify_contract.contract._registry import LINT_RULE, lint_findings, parse_registry
+from verify_contract.contract._versions import LATEST_VERSION
 from verify_contract.diff import RULES as DIFF_RULES
 from verify_contract.diff import Report, change
 from verify_contract.findings import Finding, Severity, finding
-from verify_contract.registry import LINT_RULE, lint_findings, parse_registry
-from verify_contract.validation import validate
-from verify_contract.versions import LATEST_VERSION
+from verify_contract.reference._validation import validate
 
 PACKAGE = Path(verify_contract.__file__).parent
 
@@ -145,7 +145,7 @@ def test_a_finding_is_an_immutable_value_copied_with_replace() -> None:
 def test_finding_and_outcome_set_every_slot_in_order() -> None:
     # Both set their slots one by one rather than through FrozenRecord._freeze (check builds them per bad
     # line): every value lands in its own slot, defaults included, and a slot added later is not left unset.
-    from verify_contract.check_outcome import Outcome
+    from verify_contract.check._outcome import Outcome
 
     values = ("rule-x", Severity.WARNING, "a message", "/reward", "a.json", {"level": "must"})
     item = Finding(*values)

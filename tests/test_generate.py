@@ -26,10 +26,10 @@ import pytest
 
 from verify_contract.cli import main as cli
 from verify_contract.codegen import GenerateError, Request, read_header, render
-from verify_contract.contract import contract_model
-from verify_contract.jsonio import json_equal
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS
+from verify_contract.reference._jsonio import json_equal
 from verify_contract.vectors import Vector
-from verify_contract.versions import CONTRACT_VERSIONS
 
 from big_numbers import BIG_NUMBERS, same_numbers
 from conftest import VECTORS
@@ -336,7 +336,7 @@ def test_python_targets_keep_big_numbers_exactly(project: Path, target: str, cas
 def test_pydantic_docstring_recommends_a_dump_that_keeps_a_legacy_mask(project: Path) -> None:
     """Every dump the generated module's docstring recommends writes a legacy-only document back as it was,
     so `check` finds it the same (no mask written from its default beside the legacy one)."""
-    from verify_contract.validation import validate
+    from verify_contract.reference._validation import validate
 
     module = load(project, "python-pydantic", CONTRACT_VERSIONS[-1], "core")
     recommended = re.findall(r"``((?:to_document|model_dump\w*)\([^`]*\))``", module.__doc__ or "")

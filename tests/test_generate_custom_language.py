@@ -15,8 +15,8 @@ import pytest
 
 from verify_contract.cli import main as cli
 from verify_contract.codegen import GenerateError, Request, read_header, render
-from verify_contract.contract import contract_model
-from verify_contract.versions import CONTRACT_VERSIONS
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS
 
 from conftest import VECTORS
 

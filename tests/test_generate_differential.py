@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from python_targets import PYTHON_TARGETS, decoder, import_path, render_python_target
 
-from verify_contract.contract import contract_model
-from verify_contract.mask import MaskTypeError, effective_mask
-from verify_contract.validation import validate
-from verify_contract.versions import CONTRACT_VERSIONS
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS
+from verify_contract.reference._mask import MaskTypeError, effective_mask
+from verify_contract.reference._validation import validate
 
 DOCUMENTS_PER_COMBINATION = 400
 # A valid document of each profile, which each random document starts from.

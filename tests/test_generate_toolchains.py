@@ -26,9 +26,9 @@ import pytest
 
 from verify_contract.cli import main as cli
 from verify_contract.codegen import Request, render
-from verify_contract.contract import contract_model
-from verify_contract.jsonio import json_equal
-from verify_contract.versions import CONTRACT_VERSIONS
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS
+from verify_contract.reference._jsonio import json_equal
 
 from big_numbers import BIG_NUMBERS, same_numbers
 from conftest import VECTORS

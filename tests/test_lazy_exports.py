@@ -7,8 +7,12 @@ import sys
 import textwrap
 
 import verify_contract
-from verify_contract import bindings, findings, jsonio, mask, upgrade, validation, versions
+from verify_contract import bindings, findings, upgrade
+from verify_contract.contract import _versions as versions
 from verify_contract.generated import failure_kinds
+from verify_contract.reference import _jsonio as jsonio
+from verify_contract.reference import _mask as mask
+from verify_contract.reference import _validation as validation
 
 
 def _run(code: str) -> None:
@@ -40,7 +44,7 @@ def test_upgrade_stays_the_function_whatever_the_import_order() -> None:
     assert callable(upgrade) and not isinstance(upgrade, type(sys))
     _run(
         """
-        import verify_contract.upgrade_command  # loads the submodule verify_contract.upgrade first
+        import verify_contract.cli._upgrade  # loads the submodule verify_contract.upgrade first
         from verify_contract import upgrade
         import verify_contract
         assert verify_contract.upgrade is upgrade and callable(upgrade), upgrade

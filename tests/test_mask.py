@@ -8,9 +8,9 @@ import pytest
 from generators.binding_facts import runtime_facts
 from verify_contract import MaskTypeError, effective_mask
 from verify_contract.codegen import renderer
-from verify_contract.contract import MASK_ROLES, contract_model, mask_locations, model_from_data
-from verify_contract.mask import MASK_ROLES as MASK_ROLES_OF_RUNTIME
-from verify_contract.versions import CONTRACT_VERSIONS
+from verify_contract.contract._model import MASK_ROLES, contract_model, mask_locations, model_from_data
+from verify_contract.contract._versions import CONTRACT_VERSIONS
+from verify_contract.reference._mask import MASK_ROLES as MASK_ROLES_OF_RUNTIME
 
 
 @pytest.mark.parametrize(

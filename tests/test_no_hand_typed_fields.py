@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from verify_contract.contract import contract_model
-from verify_contract.versions import CONTRACT_VERSIONS
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import CONTRACT_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bindings" / "python" / "verify_contract"
@@ -241,7 +241,15 @@ def test_the_sources_are_found() -> None:
     sources = runtime_sources()
     python = {p for p in PACKAGE.rglob("*.py") if "generated" not in p.relative_to(PACKAGE).parts}
     assert python <= set(sources) and set(GENERATORS.rglob("*.py")) <= set(sources)
-    for expected in ("mask.ts", "verifycontract.go", "mask.rs", "upgrade.py", "consumer.py", "_fastscan.c"):
+    for expected in (
+        "mask.ts",
+        "verifycontract.go",
+        "mask.rs",
+        "upgrade.py",
+        "consumer.py",
+        "_validation.py",
+        "_fastscan.c",
+    ):
         assert any(p.name == expected for p in sources), expected
     assert not any("generated" in p.parts or p.name.endswith(("_gen.go", "_test.go")) for p in sources)
 

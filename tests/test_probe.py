@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from verify_contract.cli import main
-from verify_contract.exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
 from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
 from verify_contract.probe._checks import MESSAGE_CAP
 

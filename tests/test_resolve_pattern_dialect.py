@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from test_contract_model import _sources
 
-from verify_contract._resolve import ResolveError, resolve_model
-from verify_contract.validation import validate
+from verify_contract.contract._resolve import ResolveError, resolve_model
+from verify_contract.reference._validation import validate
 
 # ``\w`` is ASCII-only in ECMA-262 and Unicode-aware in Python's ``re``.
 WORD_GRAMMAR = r"^[a-z]\w*(:[a-z]\w*)?$"

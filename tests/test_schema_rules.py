@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from verify_contract import validate
+from verify_contract.contract._schemas import declared_fields
 from verify_contract.findings import RULES
-from verify_contract.schemas import declared_fields
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = json.loads((ROOT / "bindings/rust/src/generated/schema_rules.json").read_text(encoding="utf-8"))

@@ -24,7 +24,7 @@ from python_targets import PYTHON_TARGETS, decoder, import_path, render_python_t
 from generators import go_bindings, rust_bindings
 from generators.registry import FailureKind
 from verify_contract.codegen import Request, render
-from verify_contract.jsonio import json_equal
+from verify_contract.reference._jsonio import json_equal
 
 from drill_model import GYM_REQUIRED, NEW_FIELDS, NEXT, documents, next_version_data
 

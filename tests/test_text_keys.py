@@ -8,9 +8,11 @@ import random
 
 import pytest
 
-from verify_contract import fastpath, jsonio, text_findings
-from verify_contract.check_text_events import text_event_outcome, text_finding
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION
+from verify_contract.check import _fastpath as fastpath
+from verify_contract.check._text_events import text_event_outcome, text_finding
+from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
+from verify_contract.reference import _jsonio as jsonio
+from verify_contract.reference import _text_findings as text_findings
 
 pytestmark = pytest.mark.skipif(not fastpath.available(), reason="the compiled pre-check is not built")
 

@@ -3,10 +3,12 @@ from __future__ import annotations
 import pytest
 from jsonschema import ValidationError
 
-from verify_contract import LATEST_VERSION, semantic, validate, validation
-from verify_contract.contract import contract_model
-from verify_contract.failure_kind_info import Deprecation
+from verify_contract import LATEST_VERSION, validate
+from verify_contract.contract._failure_kind_info import Deprecation
+from verify_contract.contract._model import contract_model
 from verify_contract.findings import RULES
+from verify_contract.reference import _semantic as semantic
+from verify_contract.reference import _validation as validation
 
 
 def test_non_finite_reward_from_python() -> None:
@@ -80,8 +82,8 @@ def test_rule_ids_are_kebab_case() -> None:
 
 
 def test_one_finding_type_for_the_registry_lint() -> None:
+    from verify_contract.contract._registry import LINT_RULE, lint_findings, parse_registry
     from verify_contract.findings import Finding, Severity
-    from verify_contract.registry import LINT_RULE, lint_findings, parse_registry
 
     text = "file_format: failure-kind-registry/1\nkinds:\n  - id: ok_kind\n    domain: ok\n  - id: Bad\n"
     found = lint_findings(parse_registry(text, [LATEST_VERSION]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from verify_contract import CONTRACT_VERSIONS, PROFILES, parse_json, validate
-from verify_contract.schemas import declared_fields
+from verify_contract.contract._schemas import declared_fields
 
 from conftest import VECTORS
 
@@ -48,7 +48,7 @@ def test_only_later_field_conflicts_lose_validity() -> None:
 
 def test_a_tightened_rule_would_be_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """If 1.2.0 rejected something 1.1.0 declared and accepted, the history test must fail."""
-    import verify_contract.validation as validation
+    import verify_contract.reference._validation as validation
 
     real = validation.validate
 

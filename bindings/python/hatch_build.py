@@ -1,9 +1,9 @@
-"""Build hook: compile the fast pre-check of ``verify-contract check`` (``verify_contract/_fastscan.c``).
+"""Build hook: compile the fast pre-check of ``verify-contract check`` (``verify_contract/check/_fastscan.c``).
 
 It is one C file against the CPython API, compiled with the compiler Python itself was built with, or the
 one ``CC`` names (``LDSHARED`` and ``CFLAGS`` are honoured too). When no compiler is there, the package
 still installs and works: ``check`` then sends every line through the reference validator (same report,
-slower), says so in its report ("pre-check: not built") and in ``verify_contract.fastpath.available()``.
+slower), says so in its report ("pre-check: not built") and in ``verify_contract.check._fastpath.available()``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-PACKAGE = Path(__file__).parent / "verify_contract"
+PACKAGE = Path(__file__).parent / "verify_contract" / "check"  # the pre-check lives with the rest of check
 SOURCE = PACKAGE / "_fastscan.c"
 
 
@@ -74,4 +74,4 @@ class CustomBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
         if version != "editable":
-            build_data["force_include"][str(built)] = f"verify_contract/{built.name}"
+            build_data["force_include"][str(built)] = f"verify_contract/check/{built.name}"

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from verify_contract.schemas import registered_failure_kinds
+from verify_contract.contract._schemas import registered_failure_kinds
 
 ABSENT = "<absent>"
 

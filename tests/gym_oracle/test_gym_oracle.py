@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from verify_contract.jsonio import json_equal, parse_json
-from verify_contract.schemas import declared_fields, registered_failure_kinds
-from verify_contract.validation import validate
+from verify_contract.contract._schemas import declared_fields, registered_failure_kinds
+from verify_contract.reference._jsonio import json_equal, parse_json
+from verify_contract.reference._validation import validate
 from verify_contract.vectors import Vector, load_vectors
 
 from . import grid

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from verify_contract.cli import main
-from verify_contract.exit_codes import EXIT_INVALID
+from verify_contract.cli._exit_codes import EXIT_INVALID
 
 from .environments import PYTHON_ENV, REPO, find_python_313, gym_python
 

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
     DEFAULT_CHECKS,
@@ -34,7 +35,6 @@ from verify_contract.probe._checks import (
     problem_details,
     wire_profile,
 )
-from verify_contract.versions import LATEST_VERSION, Profile
 
 if TYPE_CHECKING:
     from verify_contract.budget import FailureBudget

@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import is_typeddict
 
+from verify_contract.contract._versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
 from verify_contract.model_base import ContractModel
-from verify_contract.versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
 
 # Validation settings the TypedDicts need to give the schema's verdicts; generated TypedDicts
 # cannot carry pydantic config, so it is attached here, once per module.

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import add, eq, floordiv, gt, sub, truediv
 
-from verify_contract.mask import MASK_ROLES
 from verify_contract.records import Record
+from verify_contract.reference._mask import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def _kind_of(row: Mapping[str, Any]) -> str | None:
 def _set_kind_path() -> None:
     # The failure kind's member path is the model's (the ``failure_kind`` role), not typed here.
     global _KIND_PATH
-    from verify_contract.contract import contract_model
+    from verify_contract.contract._model import contract_model
     from verify_contract.generated import LATEST_VERSION
 
     field = contract_model(LATEST_VERSION).role("failure_kind")
@@ -595,7 +595,7 @@ class FailureBudget:
         """``record_run``'s windows, runs and level changes in one compiled pass (``_fastscan.window_scan``):
         the scope's worst window, longest run, run and levels updated, and the events returned; None without
         the compiled module (``record_run`` then computes them itself, a list at a time)."""
-        from verify_contract import fastpath
+        from verify_contract.check import _fastpath as fastpath
 
         levels = [
             (bound, level)

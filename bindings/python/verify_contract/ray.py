@@ -23,7 +23,10 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from verify_contract.check import (
+from verify_contract.check._inputs import CHUNK_BYTES, line_views, plain_file, read_all, resolve
+from verify_contract.check._lines import CheckOptions, check_chunk
+from verify_contract.check._report import LocatedFinding, Report, Tally
+from verify_contract.check._run import (
     Progress,
     _check_range_task,
     _document_tally,
@@ -33,16 +36,16 @@ from verify_contract.check import (
     split_failures_files,
     with_budget,
 )
-from verify_contract.check_lines import CheckOptions, check_chunk
-from verify_contract.check_report import LocatedFinding, Report, Tally
-from verify_contract.inputs import CHUNK_BYTES, InputError, Source, line_views, plain_file, read_all, resolve
+from verify_contract.check._source import InputError, Source
+from verify_contract.check._tasks import RangeTask
+from verify_contract.records import FrozenRecord
 
 if TYPE_CHECKING:
     from typing import BinaryIO
 
     import pyarrow
 
-    from verify_contract.check_budget import BudgetRun
+    from verify_contract.check._budget import BudgetRun
 
 RANGE_BYTES = 64 << 20
 """At most this many bytes of a plain file per task when the number of blocks is not given."""
@@ -57,11 +60,54 @@ class EngineError(RuntimeError):
     """Ray cannot run the check at all (not installed, no cluster at the address): exit 2, one line."""
 
 
-# A task: ("doc", source) for a .json document; ("range", source, start, stop) for the lines that start in a
-# plain file's byte range; ("stream", source) for a whole gzip file (or any stream that cannot be cut); and
-# ("error", message) for an input that could not be planned, kept in its place so errors stay in input order.
-# Each ends with the input's ordinal (the same file may be named twice).
-Task = tuple[Any, ...]
+class DocumentInput(FrozenRecord):
+    """A .json document, read whole where the task runs; ``ordinal``: the input's place (a file may repeat)."""
+
+    __slots__ = ("source", "ordinal")  # noqa: RUF023 (the constructor's order)
+    source: Source
+    ordinal: int
+
+    def __init__(self, source: Source, ordinal: int) -> None:
+        self._freeze(source, ordinal)
+
+
+class StreamInput(FrozenRecord):
+    """A whole gzip file (or any stream that cannot be cut), read where the task runs."""
+
+    __slots__ = ("source", "ordinal")  # noqa: RUF023 (the constructor's order)
+    source: Source
+    ordinal: int
+
+    def __init__(self, source: Source, ordinal: int) -> None:
+        self._freeze(source, ordinal)
+
+
+class RangeInput(FrozenRecord):
+    """The lines that start in bytes [start, stop) of a plain file, local or behind a URL."""
+
+    __slots__ = ("source", "start", "stop", "ordinal")  # noqa: RUF023 (the constructor's order)
+    source: Source
+    start: int
+    stop: int
+    ordinal: int
+
+    def __init__(self, source: Source, start: int, stop: int, ordinal: int) -> None:
+        self._freeze(source, start, stop, ordinal)
+
+
+class PlanningError(FrozenRecord):
+    """An input that could not be planned, kept in its place so that errors stay in input order."""
+
+    __slots__ = ("message", "ordinal")
+    message: str
+    ordinal: int
+
+    def __init__(self, message: str, ordinal: int) -> None:
+        self._freeze(message, ordinal)
+
+
+Task = DocumentInput | StreamInput | RangeInput | PlanningError
+"""What ``plan`` cuts the inputs into: Ray runs all but the planning errors, one row each."""
 
 
 PLAN_REQUESTS = 16
@@ -70,7 +116,7 @@ PLAN_REQUESTS = 16
 
 def _planned_size(source: Source) -> tuple[int | None, bool] | str:
     """(size, whether the file can be read by byte ranges: plain files only, not gzip), or an input error."""
-    from verify_contract.remote import RemoteSource
+    from verify_contract.check._remote import RemoteSource
 
     try:
         if isinstance(source, RemoteSource):
@@ -121,14 +167,14 @@ def plan(sources: Iterable[Source], report: Report, blocks: int | None, cpus: in
     tasks: list[Task] = []
     for ordinal, (source, size, cuttable, problem) in enumerate(entries):  # ordinal: inputs may repeat
         if problem is not None:
-            tasks.append(("error", problem, ordinal))
+            tasks.append(PlanningError(problem, ordinal))
         elif source.is_document:
-            tasks.append(("doc", source, ordinal))
+            tasks.append(DocumentInput(source, ordinal))
         elif cuttable and size is not None:
             cuts = _cuts(size, -(-size // part))
-            tasks.extend(("range", source, start, stop, ordinal) for start, stop in cuts)
+            tasks.extend(RangeInput(source, start, stop, ordinal) for start, stop in cuts)
         else:
-            tasks.append(("stream", source, ordinal))
+            tasks.append(StreamInput(source, ordinal))
     return tasks
 
 
@@ -172,15 +218,16 @@ def _tally_of_chunks(chunks: Iterable[bytes | memoryview], name: str, options: C
 def run_task(task: Task, options: CheckOptions) -> tuple[Tally, str | None]:
     """One task, where Ray runs it: its tally (line numbers from the task's first line) and its input error.
     After an error the tally holds the lines read before it."""
-    from verify_contract.remote import RemoteSource, describe
+    from verify_contract.check._remote import RemoteSource, describe
 
-    kind, source = task[0], task[1]
-    if kind == "doc":
+    assert not isinstance(task, PlanningError)  # never sent to Ray
+    source = task.source
+    if isinstance(task, DocumentInput):
         try:
             return _document_tally(source.name, read_all(source), options), None
         except InputError as error:
             return Tally(options.max_findings), str(error)
-    if kind == "stream":
+    if isinstance(task, StreamInput):
         tally = Tally(options.max_findings)
         try:
             for chunk in line_views(source):
@@ -189,12 +236,13 @@ def run_task(task: Task, options: CheckOptions) -> tuple[Tally, str | None]:
         except InputError as error:
             return tally, str(error)
         return tally, None
-    start, stop = task[2], task[3]
+    start, stop = task.start, task.stop
     try:
         if isinstance(source, RemoteSource):
             with source.open_raw() as stream:
                 return _tally_of_chunks(_range_chunks(stream, start, stop), source.name, options), None
-        return _check_range_task((source.file, start, stop, source.name, options)), None
+        assert source.file is not None  # a plain local file (planned so)
+        return _check_range_task(RangeTask(source.file, start, stop, source.name), options), None
     except InputError as error:
         return Tally(options.max_findings), f"{error} (bytes {start}-{stop})"
     except OSError as error:
@@ -227,10 +275,10 @@ def _one_line(error: BaseException) -> str:
     return text if len(text) <= 300 else text[:300] + "..."
 
 
-def _describe_task(task: Task) -> str:
-    if task[0] == "range":
-        return f"{task[1].name}: bytes {task[2]}-{task[3]}"
-    return task[1].name  # type: ignore[no-any-return]
+def _describe_task(task: DocumentInput | StreamInput | RangeInput) -> str:
+    if isinstance(task, RangeInput):
+        return f"{task.source.name}: bytes {task.start}-{task.stop}"
+    return task.source.name
 
 
 PROBE_SECONDS = 5.0
@@ -336,28 +384,29 @@ def check_sources_ray(
         nonlocal merged
         while merged < len(tasks):
             task = tasks[merged]
-            if task[0] == "error":
-                report.input_errors.append(task[1])
-            elif task[-1] in stopped:
+            ranged = isinstance(task, RangeInput)
+            if isinstance(task, PlanningError):
+                report.input_errors.append(task.message)
+            elif task.ordinal in stopped:
                 pass
             elif merged in results:
                 tally, error = results.pop(merged)
-                size = task[3] - task[2] if task[0] == "range" else 0
-                place(tally, size, task[0] != "range" or task[2] == 0)
+                size = task.stop - task.start if isinstance(task, RangeInput) else 0
+                place(tally, size, not isinstance(task, RangeInput) or task.start == 0)
                 if error is not None:  # a whole-file task's error reads as the local engine's
-                    tail = "; the rest of this input is not counted" if task[0] == "range" else ""
+                    tail = "; the rest of this input is not counted" if ranged else ""
                     report.input_errors.append(error + tail)
-                    stopped.add(task[-1])
+                    stopped.add(task.ordinal)
             elif lost is not None:
                 report.input_errors.append(
                     f"{_describe_task(task)}: lost ({lost}); this input is counted up to there, not after"
                 )
-                stopped.add(task[-1])
+                stopped.add(task.ordinal)
             else:
                 return
             merged += 1
 
-    runnable = [number for number, task in enumerate(tasks) if task[0] != "error"]
+    runnable = [number for number, task in enumerate(tasks) if not isinstance(task, PlanningError)]
     work = [tasks[number] for number in runnable]
     try:
         for number, blob, seconds in (
@@ -399,7 +448,7 @@ def check_paths_ray(
     sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
     if failures_files and budget is None:
         from verify_contract.budget import FailureBudget
-        from verify_contract.check_budget import BudgetRun, FactSpec
+        from verify_contract.check._budget import BudgetRun, FactSpec
 
         budget = BudgetRun(FailureBudget(), FactSpec())
     options = with_budget(options, budget)

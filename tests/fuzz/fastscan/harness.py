@@ -31,19 +31,20 @@ if str(TESTS) not in sys.path:  # run as a script
 
 from fuzz.differential import generate, reference  # noqa: E402
 
-from verify_contract import fastpath  # noqa: E402
-from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
-from verify_contract.check_text_events import text_event_outcome  # noqa: E402
-from verify_contract.contract import contract_model  # noqa: E402
+from verify_contract.check import _fastpath as fastpath  # noqa: E402
+from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
+from verify_contract.check._text_events import text_event_outcome  # noqa: E402
+from verify_contract.contract import resolve_contract  # noqa: E402
+from verify_contract.contract._model import contract_model  # noqa: E402
+from verify_contract.contract._versions import CONTRACT_VERSIONS, PROFILES, Profile  # noqa: E402
 from verify_contract.findings import Severity  # noqa: E402
 from verify_contract.vectors import load_vectors  # noqa: E402
-from verify_contract.versions import CONTRACT_VERSIONS, PROFILES, Profile  # noqa: E402
 
 from corpus_lines import kind_lines  # noqa: E402
 
 ROOT = TESTS.parent
 HERE = Path(__file__).resolve().parent
-SCANNER = ROOT / "bindings/python/verify_contract"
+SCANNER = ROOT / "bindings/python/verify_contract/check"
 DEFAULT_WORKDIR = ROOT / "build/fuzz-fastscan"
 CLANG = os.environ.get("CLANG", "clang")
 SANITIZE = [
@@ -315,7 +316,7 @@ def _replay_chunk(
             continue
         if sorted(errors.get(index + 1, [])) != _reference_rules(raw, version, profile):
             result.problem(where, f"rules {sorted(errors.get(index + 1, []))} are not the reference's", line)
-        expected = reference_outcome(raw, version, profile)
+        expected = reference_outcome(raw, resolve_contract(version, profile))
         if status in fastpath.CLEAN_STATUSES:
             if not (expected.valid and not expected.findings):
                 result.problem(where, "clean, but the reference finds something", line)

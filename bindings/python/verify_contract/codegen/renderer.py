@@ -27,7 +27,7 @@ from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines, read_header
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
-from verify_contract.contract import ContractModel, contract_model, mask_locations, model_from_data
+from verify_contract.contract._model import ResolvedModel, contract_model, mask_locations, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
 # The header's comment style by output suffix: a line prefix, or a block's (opening, closing) marks. A
@@ -195,17 +195,17 @@ def _header(text: str, filename: str, header: GeneratedHeader, style: HeaderStyl
     return "".join(f"{style} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
 
 
-def _mask_roles(model: ContractModel) -> dict[str, str]:
+def _mask_roles(model: ResolvedModel) -> dict[str, str]:
     """Where the effective mask is read (``contract.mask_locations``): over the shipped versions, then
     ``model`` itself, which may be newer."""
-    from verify_contract.versions import CONTRACT_VERSIONS
+    from verify_contract.contract._versions import CONTRACT_VERSIONS
 
     return mask_locations(known.roles for known in [*(contract_model(v) for v in CONTRACT_VERSIONS), model])
 
 
 def bundled_schema(version: str) -> dict[str, Any]:
     """The version's released schema with the registry enum inlined (one file, no external reference)."""
-    from verify_contract.schemas import schema_document
+    from verify_contract.contract._schemas import schema_document
 
     document = schema_document(version)
     kinds = schema_document(version, FAILURE_KINDS_FILE) if uses_registry(document) else None

@@ -33,13 +33,20 @@ from functools import cache
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract import ContractModel, contract_model
-from verify_contract.jsonio import parse_json
-from verify_contract.mask import effective_mask
-from verify_contract.schemas import declared_fields, registered_failure_kinds
-from verify_contract.validation import validate
+from verify_contract.contract._model import ResolvedModel, contract_model
+from verify_contract.contract._schemas import declared_fields, registered_failure_kinds
+from verify_contract.contract._versions import (
+    DEFAULT_PROFILE,
+    LATEST_VERSION,
+    Profile,
+    check_profile,
+    check_version,
+    version_key,
+)
+from verify_contract.reference._jsonio import parse_json
+from verify_contract.reference._mask import effective_mask
+from verify_contract.reference._validation import validate
 from verify_contract.vectors import Vector, load_vectors
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version, version_key
 
 Reads = Literal["mask", "reward", "both"]
 Takes = Literal["document", "text"]
@@ -89,7 +96,7 @@ def with_echo(document: Any, version: str, profile: Profile) -> Any:
     return document
 
 
-def _role_rules(model: ContractModel, *roles: str) -> frozenset[str]:
+def _role_rules(model: ResolvedModel, *roles: str) -> frozenset[str]:
     """The error rules of the fields playing ``roles``: missing, wrong type, invalid, and the catalogue's
     semantic rules on the role (the reward's finiteness)."""
     found: set[str] = set()

@@ -12,11 +12,11 @@ from pydantic import BaseModel
 from verify_contract.conformance.consumer import with_echo
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, short
+from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 from verify_contract.findings import Finding, Severity, json_pointer
-from verify_contract.jsonio import json_equal, parse_json
-from verify_contract.validation import validate
+from verify_contract.reference._jsonio import json_equal, parse_json
+from verify_contract.reference._validation import validate
 from verify_contract.vectors import Vector, load_vectors
-from verify_contract.versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 
 
 class ConformanceError(AssertionError):

@@ -15,12 +15,12 @@ from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
+from verify_contract.contract._versions import PROFILE_DEFINITIONS, Profile, version_key
 from verify_contract.diff.sides import VERIFY_RESPONSE_FILE, Side
-from verify_contract.jsonio import parse_json
-from verify_contract.schema_messages import schema_error_message
-from verify_contract.validation import ContractValidator
+from verify_contract.reference._jsonio import parse_json
+from verify_contract.reference._schema_messages import schema_error_message
+from verify_contract.reference._validation import ContractValidator
 from verify_contract.vectors import Vector, load_vectors, vectors_dir
-from verify_contract.versions import PROFILE_DEFINITIONS, Profile, version_key
 
 BASE = "https://verify-contract-diff.invalid"
 EXPLAINED_TAGS = frozenset({"later-field-type-conflict"})

@@ -18,10 +18,10 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from verify_contract.contract._registry import parse_registry
+from verify_contract.contract._versions import version_key
 from verify_contract.diff.sides import REGISTRY_PATH, SEMVER, VERSIONS
 from verify_contract.findings import Finding, Severity
-from verify_contract.registry import parse_registry
-from verify_contract.versions import version_key
 
 LOCK_FILE = PurePosixPath("schema/lock.json")
 LOCK_FORMAT = "verify-contract-lock/1"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from verify_contract.contract._versions import version_key
 from verify_contract.diff.corpus import CorpusEffect
 from verify_contract.diff.rules import RULES, Break, Bump, direction_label, verdict
 from verify_contract.findings import Finding, Severity
-from verify_contract.versions import version_key
 
 ARROW = "->"
 MARKDOWN_LISTED = 50

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from verify_contract.registry import RegistryData, parse_registry
+from verify_contract.contract._registry import RegistryData, parse_registry
+from verify_contract.contract._versions import version_key
 from verify_contract.vectors import SCHEMA_FILE as VECTORS_SCHEMA_FILE
 from verify_contract.vectors import Vector, parse_vector_files
-from verify_contract.versions import version_key
 
 VERIFY_RESPONSE_FILE = "verify_response.schema.json"
 FAILURE_KINDS_FILE = "failure_kinds.schema.json"

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from verify_contract.contract import contract_model
+from verify_contract.contract._model import contract_model
+from verify_contract.contract._versions import Profile
 from verify_contract.findings import Finding, Severity
-from verify_contract.jsonio import parse_json
-from verify_contract.semantic import ABSENT, deprecations, ecma_search, registered_kinds, value_at
-from verify_contract.validation import validate
-from verify_contract.versions import Profile
+from verify_contract.reference._jsonio import parse_json
+from verify_contract.reference._semantic import ABSENT, deprecations, ecma_search, registered_kinds, value_at
+from verify_contract.reference._validation import validate
 
 MESSAGE_CAP = 200
 """No message the probe or the middleware writes is longer: a reply's values (a failure reason, an echoed
@@ -201,7 +201,7 @@ def _proved_clean(body: bytes, version: str, profile: Profile) -> bool:
     registered and not deprecated, or namespaced, and no legacy mask without its mirror."""
     if b"\n" in body or not body:
         return False
-    from verify_contract import fastpath
+    from verify_contract.check import _fastpath as fastpath
 
     if not fastpath.available():
         return False

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
     DEFAULT_CHECKS,
@@ -25,8 +26,7 @@ from verify_contract.probe._checks import (
     judge_reply,
 )
 from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS, Case
-from verify_contract.semantic import ABSENT
-from verify_contract.versions import LATEST_VERSION, Profile
+from verify_contract.reference._semantic import ABSENT
 
 RESENDS = 2
 

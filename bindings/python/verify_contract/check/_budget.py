@@ -1,0 +1,376 @@
+"""``check``'s failure budget (SPEC 11): what each chunk tells the budget, failures files, and the run.
+
+A chunk's facts are one state byte per line (blank, usable, masked, failed), from the pre-check's status
+bytes and the judged outcomes, plus, for the lines the budget must look into, their failure kind, group and
+identity. Facts travel in the chunk's ``Tally`` (``--jobs`` workers send them back with it) and are fed to
+one ``FailureBudget`` in input order by the parent, so any partitioning gives the same budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from bisect import bisect_right
+from itertools import repeat
+from operator import itemgetter, sub
+
+from verify_contract.budget import (
+    ABSENT_GROUP,
+    FAILED,
+    FAILURE_CLASS_KEY,
+    MASKED,
+    NO_KIND,
+    OK,
+    FailureBudget,
+    GroupPath,
+    _kind_of,
+    group_of,
+    identity_of,
+)
+from verify_contract.check import _fastpath as fastpath
+from verify_contract.findings import Finding, Severity
+from verify_contract.records import FrozenRecord, Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from verify_contract.budget import BudgetEvent
+    from verify_contract.check._lines import LineFacts
+    from verify_contract.check._outcome import Outcome
+
+SIDECAR_SUFFIX = "_failures.jsonl"
+"""NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
+
+# A line's state byte in ChunkFacts.states: 0 is a blank line (no rollout), then 1 + the budget's state.
+BLANK_LINE, USABLE, MASKED_LINE, FAILED_LINE = 0, 1 + OK, 1 + MASKED, 1 + FAILED
+_UNSETTLED = 255  # a line the pre-check handed on: its outcome decides
+
+
+def _status_states() -> bytes:
+    table = bytearray([_UNSETTLED] * 256)
+    table[fastpath.STATUS_BLANK] = BLANK_LINE
+    for status in fastpath.CLEAN_STATUSES:
+        masked, _legacy, _kind = fastpath.clean_facts(status)
+        table[status] = MASKED_LINE if masked else USABLE
+    return bytes(table)
+
+
+STATUS_STATES = _status_states()
+_LINE_TO_BUDGET = bytes((value - 1) % 256 if value != 1 + FAILED + 1 else FAILED for value in range(256))
+"""A line's state byte to the budget's state (``budget.OK``, ``MASKED``, ``FAILED``)."""
+_INDEX, _KEY = itemgetter(0), itemgetter(3)
+_BLANKS = re.compile(rb"\x00")
+
+
+class FactSpec(FrozenRecord):
+    """What the budget needs from each line: the group paths, and whether every line's identity (for
+    ``--expected`` and the retry list) or only the masked and failed lines' kinds."""
+
+    __slots__ = ("group_paths", "identities")
+    group_paths: tuple[GroupPath, ...]
+    identities: bool
+
+    def __init__(self, group_paths: tuple[GroupPath, ...] = (), identities: bool = False) -> None:
+        self._freeze(group_paths, identities)
+
+    @property
+    def every_line(self) -> bool:
+        return bool(self.group_paths) or self.identities
+
+
+Detail = tuple["str | None", tuple[str, ...], "tuple[Any, ...] | None"]
+"""(failure kind, group, identity) of a line."""
+
+
+class ChunkFacts(Record):
+    """The budget's view of one chunk: ``states`` (a byte per line) and ``details`` (line index -> Detail)
+    of the lines it looked into; line numbers count from ``first_line`` in ``path``."""
+
+    __slots__ = ("path", "first_line", "states", "details", "sidecar", "bad")  # noqa: RUF023
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        path: str,
+        first_line: int,
+        states: bytes,
+        details: dict[int, Detail],
+        sidecar: bool = False,
+        bad: tuple[list[int], bytes, list[str]] | None = None,
+    ) -> None:
+        self.path = path
+        self.first_line = first_line
+        self.states = states
+        self.details = details  # every line's, when the budget groups or identifies rollouts
+        self.sidecar = sidecar
+        # Otherwise the masked and failed lines alone, in order: their line indices, budget states, kinds.
+        self.bad = bad
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar, self.bad))
+
+
+def _text_rules() -> frozenset[str]:
+    from verify_contract.contract._model import contract_model
+    from verify_contract.generated import LATEST_VERSION
+
+    return frozenset(rule["id"] for rule in contract_model(LATEST_VERSION).rules if rule.get("scope") == "text")
+
+
+TEXT_RULES = _text_rules()
+"""The rules of a JSON-text defect (the model's ``text`` scope): such a line has no document to read."""
+REREAD_MEMBER = b'"' + FAILURE_CLASS_KEY.encode() + b'"'
+"""A line without a failure-kind string that names this member takes its kind from it (``budget._kind_of``):
+the pre-check leaves such lines to a parse."""
+# Within chunk_facts only: a failed line whose defect is in its JSON text (no document, so no kind).
+_TEXT_FAILED = 1 + FAILED + 1
+_STORED = bytes(FAILED_LINE if value == _TEXT_FAILED else value for value in range(256))
+_BAD_TABLE = bytes(MASKED_LINE <= value <= _TEXT_FAILED for value in range(256))
+_TEXT_FAILED_TABLE = bytes(value == _TEXT_FAILED for value in range(256))
+_UNREAD = "\0unread"  # a label the pre-check did not give: the line is parsed
+
+
+KEY_STATE_ENTRIES = 4096
+_KEY_STATES: dict[tuple[str, str], dict[bytes, int]] = {}
+"""Budget states by (version, profile), then memo key (as ``check_lines.outcome_memo`` keeps outcomes)."""
+
+
+def clear_caches() -> None:
+    _KEY_STATES.clear()
+
+
+def _state(outcome: Outcome) -> int:
+    if outcome.valid:
+        return MASKED_LINE if outcome.masked else USABLE
+    return _TEXT_FAILED if any(finding.rule in TEXT_RULES for finding in outcome.findings) else FAILED_LINE
+
+
+def _loads(line: bytes | memoryview) -> Any:
+    import orjson
+
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def chunk_facts(
+    chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec, contract: tuple[str, str]
+) -> ChunkFacts:
+    """The facts of a chunk the pre-check scanned, with the outcomes of the lines it handed on (``lines``).
+
+    Without groups or identities only masked and failed lines are looked into, and their failure kinds come
+    from the pre-check (``fastpath.scan_kinds``): a line is parsed only where it could not say (an escape,
+    a failures-file member, a line it did not read whole). With them, every line is parsed (measured in
+    benchmarks/budget.py).
+    """
+    states = bytearray(lines.statuses.translate(STATUS_STATES))
+    view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
+    others = lines.others
+    if others:
+        # A state per memo key (a key decides the outcome, so the state: remembered across chunks), then per
+        # line through its key: no per-line outcome look-up.
+        known = _KEY_STATES.setdefault(contract, {})
+        key_states: dict[bytes | None, int] = {None: _UNSETTLED}
+        for key, outcome in lines.keyed.items():
+            state = known.get(key)
+            if state is None:
+                state = _state(outcome)
+                if len(known) < KEY_STATE_ENTRIES:
+                    known[key] = state
+            key_states[key] = state
+        fastpath.scatter(states, list(map(_INDEX, others)), bytes(map(key_states.__getitem__, map(_KEY, others))))
+        for index, outcome in lines.unkeyed.items():
+            states[index] = _state(outcome)
+    if spec.every_line:
+        return _every_line(chunk, bytes(states.translate(_STORED)), first_line, path, spec)
+    kinds = lines.kinds
+    if _TEXT_FAILED in states:
+        kinds.update(dict.fromkeys(fastpath.positions(states, _TEXT_FAILED_TABLE), NO_KIND))
+    bad = fastpath.positions(states, _BAD_TABLE)
+    labels: list[str] = list(map(kinds.get, bad, repeat(_UNREAD)))
+    if _UNREAD in labels:
+        spans = {index: (start, stop) for index, start, stop, _ in others}
+        spans.update((index, (start, stop)) for index, start, stop in lines.reread)
+        for at, label in enumerate(labels):
+            if label is _UNREAD:
+                start, stop = spans[bad[at]]
+                row = _loads(view[start:stop])
+                labels[at] = (_kind_of(row) if isinstance(row, dict) else None) or NO_KIND
+    bad_states = bytes(map(states.__getitem__, bad)).translate(_LINE_TO_BUDGET)
+    return ChunkFacts(path, first_line, bytes(states.translate(_STORED)), {}, bad=(bad, bad_states, labels))
+
+
+def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
+    """Every line's kind, group and identity (``--group-by``, ``--expected``, the retry list): each parsed."""
+    details: dict[int, Detail] = {}
+    lines = bytes(chunk).split(b"\n")
+    for index, state in enumerate(states):
+        if not state:
+            continue
+        row = _loads(lines[index])
+        if isinstance(row, dict):
+            kind = _kind_of(row) if state != USABLE else None
+            details[index] = (kind, group_of(row, spec.group_paths), identity_of(row) if spec.identities else None)
+        else:
+            details[index] = (None, (ABSENT_GROUP,) * len(spec.group_paths), None)
+    return ChunkFacts(path, first_line, states, details)
+
+
+# -- failures files ------------------------------------------------------------------------------------------
+def sidecar_of(file: str) -> str | None:
+    """The failures file beside a main output file, if there is one: ``out.jsonl`` -> ``out_failures.jsonl``."""
+    base = file[: -len(".jsonl")] if file.endswith(".jsonl") else None
+    if base is None or base.endswith(SIDECAR_SUFFIX[: -len(".jsonl")]):
+        return None
+    candidate = base + SIDECAR_SUFFIX
+    return candidate if os.path.isfile(candidate) else None
+
+
+def is_sidecar(file: str) -> bool:
+    return file.endswith(SIDECAR_SUFFIX)
+
+
+class SidecarRead(Record):
+    """A failures file read as the budget counts it: every JSON-object row a failed rollout."""
+
+    __slots__ = ("facts", "rows", "blank", "unreadable", "classes", "findings")  # noqa: RUF023
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        self.facts: ChunkFacts | None = None
+        self.rows = 0
+        self.blank = 0
+        self.unreadable = 0
+        self.classes: dict[str, int] = {}
+        self.findings: list[tuple[int, Finding]] = []
+
+
+def sidecar_lines(lines: list[bytes], first_line: int, path: str, spec: FactSpec, read: SidecarRead) -> ChunkFacts:
+    """Rows of a failures file (whole lines), counted into ``read``: each JSON object a failed attempt; a
+    line that is not one is a ``budget-sidecar-unreadable`` finding and no rollout, so the lines add up."""
+    from verify_contract.budget import FAILURE_CLASS_KEY
+
+    states = bytearray()
+    details: dict[int, Detail] = {}
+    for index, line in enumerate(lines):
+        if not line.strip():
+            read.blank += 1
+            states.append(BLANK_LINE)
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as error:
+            row, problem = None, f"not JSON ({str(error)[:80]})"
+        else:
+            problem = "not a JSON object"
+        if not isinstance(row, dict):
+            read.unreadable += 1
+            states.append(BLANK_LINE)
+            message = f"a failures-file line is {problem}: not counted as a rollout"
+            finding = Finding("budget-sidecar-unreadable", Severity.WARNING, message)
+            read.findings.append((first_line + index, finding))
+            continue
+        read.rows += 1
+        failure_class = row.get(FAILURE_CLASS_KEY)
+        label = failure_class if isinstance(failure_class, str) else "(no class)"
+        read.classes[label] = read.classes.get(label, 0) + 1
+        states.append(FAILED_LINE)
+        details[index] = (_kind_of(row), group_of(row, spec.group_paths), identity_of(row))
+    return ChunkFacts(path, first_line, bytes(states), details, sidecar=True)
+
+
+def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
+    """One failures file, whole (``sidecar_lines``)."""
+    read = SidecarRead()
+    with open(path, "rb") as stream:
+        read.facts = sidecar_lines(stream.read().splitlines(), 1, path, spec, read)
+    return read
+
+
+# -- the run -------------------------------------------------------------------------------------------------
+class BudgetRun:
+    """One ``check`` run's budget: the ``FailureBudget`` fed in input order, and the failures files read."""
+
+    def __init__(
+        self,
+        budget: FailureBudget,
+        spec: FactSpec,
+        on_event: Callable[[BudgetEvent], None] | None = None,
+    ) -> None:
+        self.budget = budget
+        self.spec = spec
+        self.on_event = on_event
+        self.events: list[BudgetEvent] = []
+        self.sidecars: dict[str, dict[str, Any]] = {}
+
+    @property
+    def expected(self) -> int | tuple[int, int] | None:
+        return self.budget.expected
+
+    def feed(self, facts: ChunkFacts) -> None:
+        budget = self.budget
+        states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
+        if not self.spec.every_line:
+            # One pass over the masked and failed lines; usable ones are counted, not visited.
+            bad = facts.bad
+            if bad is None:  # a failures file's facts: every row listed in details
+                rows = [index for index, byte in enumerate(states) if byte]
+                kinds = [details[index][0] or NO_KIND for index in rows]
+                bad = (rows, bytes(states[index] for index in rows).translate(_LINE_TO_BUDGET), kinds)
+            indices, bad_states, labels = bad
+            blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
+            # A rollout's offset in the run is its line index less the blank lines before it.
+            offsets = list(map(sub, indices, map(bisect_right, repeat(blanks), indices))) if blanks else indices
+
+            def where_of(offset: int) -> tuple[str, int]:
+                index = offset  # the line of the offset-th rollout: the offset plus the blank lines before it
+                while index != offset + bisect_right(blanks, index):
+                    index = offset + bisect_right(blanks, index)
+                return (path, first + index)
+
+            events = budget.record_run(len(states) - len(blanks), offsets, bad_states, labels, where_of)
+        else:
+            events = []
+            absent = (ABSENT_GROUP,) * len(self.spec.group_paths)
+            for index, byte in enumerate(states):
+                if not byte:
+                    continue
+                kind, group, identity = details.get(index, (None, absent, None))
+                events += budget.record(byte - 1, kind, group, (path, first + index), identity, facts.sidecar)
+        for event in events:
+            self.events.append(event)
+            if self.on_event is not None:
+                self.on_event(event)
+
+    def add_sidecar(self, path: str, read: SidecarRead) -> None:
+        """A failures file's counts (its rows so far: follow mode calls this again as it grows)."""
+        self.sidecars[path] = {
+            "rows": read.rows,
+            "blank": read.blank,
+            "unreadable": read.unreadable,
+            "classes": dict(sorted(read.classes.items())),
+        }
+        if read.facts is not None:
+            self.feed(read.facts)
+            read.facts = None
+
+    def breached(self) -> bool:
+        return self.budget.breached
+
+    def missing(self) -> list[tuple[int, int]] | int | None:
+        return self.budget.missing()
+
+    def retry_rows(self) -> list[dict[str, Any]]:
+        return self.budget.retry_rows()
+
+    def summary(self) -> dict[str, Any]:
+        data = self.budget.summary()
+        data["failures_files"] = self.sidecars
+        return data
+
+
+__all__ = ["BudgetRun", "ChunkFacts", "FactSpec", "chunk_facts", "read_sidecar", "sidecar_lines", "sidecar_of"]

@@ -1,0 +1,295 @@
+"""The compiled pre-check (``_fastscan.c``), the field table it reads, and what its status bytes mean.
+
+``scan`` answers for each line of a chunk: blank, certainly valid and clean (with the counted facts), or
+"ask the reference" (``STATUS_TEXT``: the text may break a JSON rule; ``STATUS_CONTRACT``: the text is
+strict JSON but a contract field needs the reference). A line of the second kind may come with a memo key:
+bytes that determine the reference's whole outcome for it (see ``_fastscan.c``). Without the compiled
+module every non-blank line asks the reference, without a key: slower, same report.
+
+The C code knows no contract field: ``field_table`` compiles the resolved contract model of a version and
+profile into the table it scans with. Whatever the table cannot express (a constraint keyword other than
+the failure-kind grammar, a constraint on the document itself, too many fields, a depth limit other than
+the C one) makes the pre-check hand
+the line to the reference, or decline the whole version: it never calls clean what it cannot prove.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from functools import cache
+from types import ModuleType
+
+from verify_contract.contract._model import Field, ResolvedModel, contract_model
+from verify_contract.contract._versions import Profile, check_profile, check_version
+from verify_contract.reference._mask import MASK_ROLES
+
+_native: ModuleType | None
+try:
+    _native = importlib.import_module("verify_contract.check._fastscan")
+except ImportError:  # no C compiler when the package was installed
+    _native = None
+
+STATUS_BLANK = 0
+# The C scanner's own bytes; without it only _slow_scan writes them, and any distinct values would do.
+STATUS_TEXT: int = getattr(_native, "STATUS_TEXT", 254)
+STATUS_CONTRACT: int = getattr(_native, "STATUS_CONTRACT", 253)
+CLEAN_STATUSES = range(1, 13)
+KIND_CLASSES = ("registered", "namespaced", "unregistered")
+"""The failure-kind classes ``check`` counts; a clean status byte's kind code 1 and 2 are the first two."""
+# The SPEC roles the pre-check acts on: the effective mask (both places) and the failure-kind registry.
+_ROLE_CODES = {"mask": "ROLE_MASK", "legacy_mask": "ROLE_LEGACY_MASK", "failure_kind": "ROLE_KIND"}
+_BLANK = b" \t\r\n"  # JSON whitespace (RFC 8259): \x0b and \x0c are not blank
+
+
+def available() -> bool:
+    return _native is not None
+
+
+def clean_facts(status: int) -> tuple[bool, bool, str | None]:
+    """(masked, legacy mask in use, failure-kind class) of a clean status byte."""
+    code = status - 1
+    kind = code >> 2
+    return bool(code & 1), bool(code & 2), KIND_CLASSES[kind - 1] if kind else None
+
+
+class Unsupported(ValueError):
+    """The model holds a construct the pre-check cannot prove: every line of the version goes to the reference."""
+
+
+def _native_int(name: str) -> int:
+    assert _native is not None
+    value: int = getattr(_native, name)
+    return value
+
+
+def _type_bits(types: Iterable[str]) -> int:
+    assert _native is not None
+    bits: dict[str, int] = _native.TYPE_BITS
+    found = 0
+    for name in types:
+        if name not in bits:
+            raise Unsupported(f"JSON type {name!r} has no type bits in the pre-check")
+        found |= bits[name]
+    return found
+
+
+def _constraint_class(model: ResolvedModel, field: Field, role: str | None) -> int:
+    """PLAIN (types only), KIND (the failure-kind grammar the C implements, plus the registry) or UNSURE."""
+    if not field.constraints:
+        return _native_int("CLASS_PLAIN")
+    kinds = model.failure_kinds
+    if (
+        role == "failure_kind"
+        and kinds is not None
+        and field.constraints == {"pattern": kinds["grammar"]}
+        and kinds["grammar"] == getattr(_native, "KIND_GRAMMAR", None)
+    ):
+        return _native_int("CLASS_KIND")
+    return _native_int("CLASS_UNSURE")
+
+
+def _entry(parent: int, types: int, klass: int, role: int, required: bool, name: str) -> bytes:
+    raw = name.encode()
+    if len(raw) > 255:
+        raise Unsupported(f"member name {name[:40]!r}... is longer than the pre-check's 255 bytes")
+    return bytes([parent, types & 0xFF, types >> 8, klass, role, int(required), len(raw)]) + raw
+
+
+def build_field_table(model: ResolvedModel, profile: Profile) -> bytes:
+    """The pre-check's field table of one profile (format: ``load_table`` in ``_fastscan.c``).
+
+    Raises ``Unsupported`` for a model the table cannot express: the caller then scans without the C code.
+    """
+    assert _native is not None
+    if model.max_depth != _native_int("MAX_DEPTH"):
+        # The C scanner's nesting limit is compiled in: with another limit its text verdicts would be wrong.
+        limit = _native_int("MAX_DEPTH")
+        raise Unsupported(f"the model's depth limit {model.max_depth} is not the pre-check's {limit}")
+    definition = model.definitions[model.profiles[profile].definition]
+    if definition["constraints"] or definition["additional_properties"] not in (None, True):
+        # A keyword on the document itself (a closed object, minProperties, dependentRequired, ...) may
+        # relate members: neither the clean verdict nor the memo key could account for it.
+        raise Unsupported(f"the {profile} profile constrains the document itself: {sorted(definition['constraints'])}")
+    roles = {pointer: role for role, pointer in model.roles.items()}
+    numbers: dict[str, int] = {"": 0}
+    entries: list[bytes] = []
+
+    def add(pointer: str, parent: str, name: str, types: int, klass: int, role: str | None, required: bool) -> None:
+        if len(entries) >= _native_int("MAX_FIELDS"):
+            raise Unsupported(f"more than {_native_int('MAX_FIELDS')} fields")
+        if parent not in numbers:
+            raise Unsupported(f"{pointer}: its parent {parent} has no table entry")
+        code = _native_int(_ROLE_CODES[role]) if role in _ROLE_CODES else 0
+        entries.append(_entry(numbers[parent], types, klass, code, required, name))
+        numbers[pointer] = len(entries)
+
+    for field in model.fields_of(profile):
+        role = roles.get(field.pointer)
+        add(
+            field.pointer,
+            field.parent,
+            field.name,
+            _type_bits(field.types),
+            _constraint_class(model, field, role),
+            role,
+            profile in field.required_in,
+        )
+    # effective_mask reads the mask where the latest contract puts it, at every version (a version that does
+    # not declare it lets any value through the schema, but a non-boolean mask is still refused there).
+    any_type = _type_bits(("null", "boolean", "object", "array", "number", "string"))
+    plain = _native_int("CLASS_PLAIN")
+    for role, path in MASK_ROLES.items():
+        for depth in range(1, len(path) + 1):
+            pointer = "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path[:depth])
+            if pointer not in numbers:
+                parent = pointer[: pointer.rindex("/")]
+                add(pointer, parent, path[depth - 1], any_type, plain, role if depth == len(path) else None, False)
+    semantic = 0
+    if "legacy_mask" in model.roles:
+        semantic |= _native_int("SEM_LEGACY")
+    if "failure_kind" in model.roles:
+        semantic |= _native_int("SEM_KIND")
+    return bytes([len(entries), semantic]) + b"".join(entries)
+
+
+@cache
+def field_table(version: str, profile: Profile) -> bytes | None:
+    """The field table of a version and profile, or None when the pre-check declines the version."""
+    check_version(version)
+    check_profile(profile)
+    if _native is None:
+        return None
+    try:
+        return build_field_table(contract_model(version), profile)
+    except Unsupported:
+        return None
+
+
+def kinds_table(model: ResolvedModel) -> bytes:
+    """Registered kinds that draw no warning at the model's version (deprecated ones do), as ``\\0a\\0b\\0``."""
+    kinds = model.failure_kinds
+    names = sorted(k["id"] for k in kinds["registered"] if not k["deprecated"]) if kinds else []
+    return b"\0" + b"".join(name.encode() + b"\0" for name in names)
+
+
+@cache
+def clean_kinds(version: str) -> bytes:
+    return kinds_table(contract_model(check_version(version)))
+
+
+Other = tuple[int, int, int, bytes | None]
+"""(line index, start, end, memo key or None) of a line the pre-check did not settle."""
+
+
+def _slow_scan(chunk: bytes) -> tuple[bytes, list[Other]]:
+    statuses = bytearray()
+    others: list[Other] = []
+    start = 0
+    size = len(chunk)
+    while start < size:
+        cut = chunk.find(b"\n", start)
+        stop = size if cut < 0 else cut + 1
+        index = len(statuses)
+        if chunk[start:stop].strip(_BLANK):
+            statuses.append(STATUS_TEXT)
+            others.append((index, start, stop, None))
+        else:
+            statuses.append(STATUS_BLANK)
+        start = stop
+    return bytes(statuses), others
+
+
+def scan_with(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[Other]]:
+    """``scan`` with an explicit field table and kind list (tests feed synthetic models through this)."""
+    assert _native is not None
+    result: tuple[bytes, list[Other]] = _native.scan(chunk, table, kinds)
+    return result
+
+
+def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tuple[bytes, list[Other]]:
+    """One status byte per line of ``chunk``, and (index, start, end, memo key) of every line to ask the
+    reference about."""
+    table = field_table(version, profile) if fast else None
+    if table is not None:
+        return scan_with(chunk, table, clean_kinds(version))
+    return _slow_scan(chunk)
+
+
+Span = tuple[int, int, int]
+"""(line index, start, end) of a line in its chunk."""
+
+
+def scan_kinds(
+    chunk: bytes, version: str, profile: Profile, fast: bool, reread_member: bytes, no_kind: str
+) -> tuple[bytes, list[Other], dict[int, str], list[Span]]:
+    """``scan``, plus the failure kind of every line the compiled scan read whole, other than clean unmasked
+    ones (index -> kind, ``no_kind`` without one), and the spans of those whose kind it leaves to a parse (an
+    escape, or ``reread_member``, a quoted member name that may carry the kind, in the line). The failure
+    budget reads the kinds without parsing the lines. Without the compiled scan it says nothing of kinds."""
+    table = field_table(version, profile) if fast else None
+    if table is None:
+        statuses, others = _slow_scan(chunk)
+        return statuses, others, {}, []
+    assert _native is not None
+    result: tuple[bytes, list[Other], dict[int, str], list[Span]] = _native.scan(
+        chunk, table, clean_kinds(version), (reread_member, no_kind)
+    )
+    return result
+
+
+def positions(data: bytes | bytearray, table: bytes) -> list[int]:
+    """The indices of the bytes of ``data`` whose entry in ``table`` (256 bytes) is not zero."""
+    if _native is not None:
+        found: list[int] = _native.positions(data, table)
+        return found
+    return [index for index, byte in enumerate(data) if table[byte]]
+
+
+def scatter(target: bytearray, indices: list[int], values: bytes) -> None:
+    """``target[indices[i]] = values[i]`` for every i."""
+    if _native is not None:
+        _native.scatter(target, indices, values)
+        return
+    for index, value in zip(indices, values, strict=True):
+        target[index] = value
+
+
+WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[tuple[int, int, int, int, int, int]]]
+
+
+def window_scan(
+    ords: list[int],
+    carried: int,
+    window: int,
+    judged: int,
+    bounds: tuple[float, ...],
+    active: tuple[bool, ...],
+    carried_run: int,
+    follows_carried: bool,
+    limit: int,
+) -> WindowScan | None:
+    """The failure budget's windows, runs and level changes over a run of masked rollouts in one compiled
+    pass (``_fastscan.window_scan`` says what each value is); None without the compiled module."""
+    if _native is None:
+        return None
+    result: WindowScan = _native.window_scan(
+        ords, carried, window, judged, bounds, active, carried_run, follows_carried, limit
+    )
+    return result
+
+
+def count_lines(chunk: bytes) -> int:
+    """Newlines in ``chunk``, plus one if it does not end with one (the lines ``scan`` reports)."""
+    if _native is not None:
+        lines: int = _native.count_lines(chunk)
+        return lines
+    return chunk.count(b"\n") + (bool(chunk) and not chunk.endswith(b"\n"))
+
+
+def status_counts(statuses: bytes) -> list[int]:
+    """How many lines have each status byte (index = status)."""
+    if _native is not None:
+        counts: list[int] = _native.histogram(statuses)
+        return counts
+    return [statuses.count(status) for status in range(256)]

@@ -1,0 +1,41 @@
+"""The reference's verdict on one line or document (``jsonio.parse_json`` then ``validation.validate``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verify_contract.check._outcome import Outcome, facts
+from verify_contract.contract._resolved import Contract
+from verify_contract.findings import Finding, finding
+from verify_contract.reference._jsonio import parse_json
+from verify_contract.reference._text_findings import NON_FINITE_RULE
+from verify_contract.reference._validation import judge
+
+__all__ = ["Outcome", "document_outcome", "facts", "parse", "reference_line", "reference_outcome"]
+
+
+def parse(raw: bytes) -> tuple[Any, Finding | None]:
+    try:
+        parsed = parse_json(raw)
+    except ValueError as error:  # int() refuses integers of more than 4300 digits
+        return None, finding(NON_FINITE_RULE, f"a number is too large for any JSON implementation ({error})")
+    return parsed.document, parsed.finding
+
+
+def document_outcome(document: Any, contract: Contract) -> Outcome:
+    """The reference verdict on a parsed document, with the counted facts."""
+    result = judge(document, contract)
+    return facts(document, tuple(result.findings), contract.version)
+
+
+def reference_outcome(raw: bytes, contract: Contract) -> Outcome:
+    """The reference path for one line or document text."""
+    document, problem = parse(raw)
+    if problem is not None:
+        return Outcome((problem,), False)
+    return document_outcome(document, contract)
+
+
+def reference_line(line: bytes | memoryview, contract: Contract) -> Outcome:
+    """The reference's outcome for one line, its terminator stripped (it is not the line's)."""
+    return reference_outcome(bytes(line).rstrip(b"\r\n"), contract)

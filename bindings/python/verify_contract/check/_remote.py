@@ -1,0 +1,241 @@
+"""Inputs named by fsspec URLs: ``s3://bucket/run-7/*.jsonl.gz``, ``gs://...``, ``memory://...``, ``file://...``.
+
+Imported only when an input is a URL, so a local run loads no fsspec. A URL resolves like a local path (an
+object, a prefix whose ``.json``/``.jsonl``/``.ndjson`` objects are read recursively and sorted, or a glob)
+into ``RemoteSource``s, which ``inputs.open_stream`` reads like files: gzip is still recognised by its magic
+bytes, not by the name. Every error of the filesystem (a missing key, no credentials, an endpoint that does
+not answer) becomes an ``InputError`` of one line that names the URL: ``check`` exits 2 without a traceback.
+
+The storage options (endpoint, credentials, ...) travel with each source as JSON text, so a source can be
+pickled to a Ray worker and opened there; its repr leaves them out (they may hold secrets).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, BinaryIO
+
+from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, Source
+
+EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
+"""The package extra that brings each protocol's filesystem (``pip install 'verify-contract[s3]'``)."""
+
+READ_BLOCK_BYTES = 16 << 20
+"""Bytes fetched per ranged request when an object is read from start to end (two requests in flight): large
+enough that a request's round trip is small against its transfer, small enough that memory stays flat."""
+
+_MESSAGE_LIMIT = 300
+_GLOB_CHARS = frozenset("*?[")
+
+
+def describe(error: BaseException) -> str:
+    """One line about a filesystem error (fsspec's own errors often hold nothing but the path)."""
+    name = type(error).__name__
+    if isinstance(error, FileNotFoundError):
+        return "no such object (or bucket)"
+    if isinstance(error, ImportError):
+        return str(error)
+    if name == "NoCredentialsError":
+        return "no credentials found (set them in the environment, or pass key and secret in --storage-options)"
+    if isinstance(error, PermissionError):
+        text = str(error) or "permission denied"
+    elif isinstance(error, OSError) and error.strerror:
+        text = error.strerror
+    else:
+        text = f"{name}: {error}" if str(error) else name
+    text = " ".join(text.split())
+    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "..."
+
+
+def filesystem(url: str, options_json: str) -> tuple[Any, str]:
+    """The fsspec filesystem of a URL and the path in it. fsspec caches filesystems by their arguments, so a
+    worker that opens many ranges of one bucket opens one client."""
+    try:
+        import fsspec
+    except ImportError as error:
+        raise InputError(f"{url}: reading URLs needs fsspec: pip install 'verify-contract[s3]'") from error
+    protocol = url.partition("://")[0].lower()
+    try:
+        fs, path = fsspec.core.url_to_fs(url, **json.loads(options_json))
+    except ImportError as error:
+        extra = EXTRAS.get(protocol)
+        hint = (
+            f"pip install 'verify-contract[{extra}]'" if extra else f"install the fsspec filesystem for {protocol}://"
+        )
+        raise InputError(f"{url}: no filesystem for {protocol}:// ({hint})") from error
+    except (ValueError, TypeError) as error:  # an unknown protocol, or a storage option the filesystem refuses
+        raise InputError(f"{url}: {describe(error)}") from error
+    return fs, path
+
+
+class _Reader(io.RawIOBase):
+    """An object read by ranged requests of ``block_bytes``, ``AHEAD`` of them in flight while the caller checks
+    what came before (the transfer overlaps the checking, and a request's latency is paid once per block).
+    Every failure is an ``OSError`` naming no secret: the readers of ``inputs`` turn an ``OSError`` into an
+    input error, whatever the filesystem's own exception was. Measured against moto's server: fsspec's own
+    buffered file (a read-ahead cache) read at 37-48 MB/s where ranged requests read at 120 MB/s and more."""
+
+    AHEAD = 2
+
+    def __init__(self, fs: Any, path: str, size: int, block_bytes: int) -> None:
+        super().__init__()
+        self._fs = fs
+        self._path = path
+        self._size = size
+        self._block = block_bytes
+        self._position = 0  # of the next byte the caller reads
+        self._current = memoryview(b"")  # the fetched bytes from ``_position`` on
+        self._pending: list[Any] = []  # futures of the next blocks, in order
+        self._next = 0  # the offset of the first block not yet asked for
+        self._pool: Any = None
+
+    def _fetch(self, start: int) -> bytes:
+        end = min(start + self._block, self._size)
+        data = bytes(self._fs.cat_file(self._path, start=start, end=end))
+        if len(data) != end - start:  # replaced or cut while read: its bytes would not join up
+            raise OSError(f"the object changed while it was read (bytes {start}-{end} gave {len(data)})")
+        return data
+
+    def _ask(self) -> None:
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.AHEAD, thread_name_prefix="verify-contract-read")
+        while len(self._pending) < self.AHEAD and self._next < self._size:
+            self._pending.append(self._pool.submit(self._fetch, self._next))
+            self._next += self._block
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._current:
+            if self._position >= self._size:
+                return 0
+            self._ask()
+            try:
+                self._current = memoryview(self._pending.pop(0).result())
+            except OSError:
+                raise
+            except Exception as error:  # botocore's and aiohttp's errors are not OSErrors
+                raise OSError(describe(error)) from error
+            self._ask()
+        count = min(len(buffer), len(self._current))
+        buffer[:count] = self._current[:count]
+        self._current = self._current[count:]
+        self._position += count
+        return count
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        target = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence] + offset
+        if target != self._position:
+            for future in self._pending:
+                future.cancel()
+            self._pending = []
+            self._current = memoryview(b"")
+            self._position = self._next = max(target, 0)
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        super().close()
+
+
+def open_url(url: str, options_json: str, block_bytes: int = READ_BLOCK_BYTES) -> BinaryIO:
+    """A buffered binary stream of the object's bytes as stored. Raises ``InputError`` naming the URL."""
+    fs, path = filesystem(url, options_json)
+    try:
+        size = int(fs.size(path))
+    except Exception as error:
+        raise InputError(f"{url}: {describe(error)}") from error
+    return io.BufferedReader(_Reader(fs, path, size, block_bytes), buffer_size=1 << 20)
+
+
+class RemoteSource(Source):
+    """A source read through fsspec: ``name`` and ``file`` are its URL; ``options_json`` its storage options."""
+
+    __slots__ = ("options_json",)
+    options_json: str
+
+    def __init__(self, url: str, options_json: str = "{}") -> None:
+        # Source's slots and this class's own (``_freeze`` knows only the latter's setters).
+        for set_slot, value in zip(
+            (*Source._slot_setters, *RemoteSource._slot_setters), (url, url, options_json), strict=True
+        ):
+            set_slot(self, value)
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.name, self.options_json)
+
+    def __reduce__(self) -> tuple[type[RemoteSource], tuple[Any, ...]]:
+        return RemoteSource, (self.name, self.options_json)
+
+    def __repr__(self) -> str:
+        return f"RemoteSource({self.name!r})"  # never the options: they may hold credentials
+
+    def size(self) -> int | None:
+        fs, path = filesystem(self.name, self.options_json)
+        try:
+            return int(fs.size(path))
+        except Exception:
+            return None
+
+    def open_raw(self) -> BinaryIO:
+        return open_url(self.name, self.options_json)
+
+    def stat(self) -> tuple[int, bool]:
+        """The object's size and whether it is gzip-compressed (its first two bytes; one small ranged read,
+        where opening the object would fetch a whole read block)."""
+        fs, path = filesystem(self.name, self.options_json)
+        try:
+            size = int(fs.size(path))
+            head = bytes(fs.cat_file(path, start=0, end=2)) if size >= 2 else b""
+        except Exception as error:
+            raise InputError(f"{self.name}: {describe(error)}") from error
+        return size, head == GZIP_MAGIC
+
+
+def _has_suffix(path: str) -> bool:
+    return path.rsplit("/", 1)[-1].lower().endswith(SUFFIXES)
+
+
+def resolve_url(argument: str, storage_options: dict[str, Any]) -> tuple[list[Source], list[str]]:
+    """Expand one URL into sources (``inputs.resolve``'s rules for paths), and the errors, each naming it."""
+    options_json = json.dumps(storage_options, sort_keys=True)
+    try:
+        fs, path = filesystem(argument, options_json)
+    except InputError as error:
+        return [], [str(error)]
+
+    def url_of(found: str) -> str:
+        return str(fs.unstrip_protocol(found))
+
+    try:
+        if _GLOB_CHARS & set(path):
+            matches = fs.glob(path, detail=True)
+            files = sorted(name for name, info in matches.items() if info.get("type") == "file")
+            if not files:
+                return [], [f"{argument}: no object matches this pattern"]
+            return [RemoteSource(url_of(name), options_json) for name in files], []
+        info = fs.info(path)
+        if info.get("type") != "directory":
+            return [RemoteSource(argument, options_json)], []
+        found = fs.find(path, detail=True)
+        files = sorted(name for name, item in found.items() if item.get("type") == "file" and _has_suffix(name))
+        if not files:
+            return [], [f"{argument}: no .json or .jsonl objects under this prefix"]
+        return [RemoteSource(url_of(name), options_json) for name in files], []
+    except Exception as error:
+        return [], [f"{argument}: {describe(error)}"]
+
+
+__all__ = ["RemoteSource", "describe", "filesystem", "open_url", "resolve_url"]

@@ -1,0 +1,415 @@
+"""``check``: validate JSON and JSONL inputs of verify responses, streaming, and count what was found.
+
+Every line is judged as the reference would judge it (``reference._jsonio.parse_json`` then
+``reference._validation``). A line's way, one module of this package per step:
+
+1. inputs (``_inputs``): files, directories, globs, stdin and gzip, read in chunks of whole lines;
+2. pre-check (``_fastpath``, compiled ``_fastscan.c`` reading the resolved contract model): settles the
+   lines that are certainly valid and clean, gives the others a memo key;
+3. what it cannot settle (``_lines``): once per memo key, the composition shortcut (``_compose``) or the
+   reference itself (``_reference``), so verdicts, rule ids and messages are the reference's;
+4. report (``_report``): counts and the capped findings listing.
+
+This module runs those steps over the inputs, in one process or several, and keeps the names scripts
+import from ``verify_contract.check``.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+
+from verify_contract.check._inputs import CHUNK_BYTES, line_views, plain_file, read_all, resolve
+from verify_contract.check._lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
+from verify_contract.check._report import (
+    DEFAULT_MAX_FINDINGS,
+    KIND_CLASSES,
+    LocatedFinding,
+    Report,
+    Tally,
+    dumps_report,
+)
+from verify_contract.check._source import InputError, Source
+from verify_contract.check._tasks import DocumentTask, LinesTask, RangeTask, Task
+from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
+    from typing import Any
+
+    from verify_contract.check._budget import BudgetRun
+    from verify_contract.check._reference import Outcome, document_outcome, reference_outcome
+    from verify_contract.findings import Finding
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the reference's names, kept here for scripts, without importing the reference up front.
+    if name in ("Outcome", "document_outcome", "reference_outcome"):
+        from verify_contract.check import _reference as check_reference
+
+        return getattr(check_reference, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "DEFAULT_MAX_FINDINGS",
+    "KIND_CLASSES",
+    "MEMO_ENTRIES",
+    "CheckOptions",
+    "InputError",
+    "LocatedFinding",
+    "Outcome",
+    "Report",
+    "Tally",
+    "check_bytes",
+    "check_chunk",
+    "check_paths",
+    "check_sources",
+    "clear_caches",
+    "document_outcome",
+    "dumps_report",
+    "reference_outcome",
+]
+
+Progress = Callable[[int, int], None]
+"""Called with (bytes read so far, lines checked so far)."""
+
+
+RANGE_BYTES = 16 << 20
+"""With --jobs, a plain file is cut into byte ranges of at most this size that the workers read themselves."""
+SHARE_MIN_BYTES = 4 << 20
+"""With --jobs N, a file smaller than N times this is one range: a fork costs more than such a share saves."""
+TAIL_RANGES = 4
+"""Per process, the number of short ranges a shared file ends with (see ``_ranges``)."""
+
+
+def _ranges(size: int, jobs: int) -> list[tuple[int, int]]:
+    """A plain file's byte ranges for ``jobs`` processes, in file order, each at most RANGE_BYTES.
+
+    Processes take the next range when free (``check_workers``), so they finish at most one range apart;
+    a shared file therefore ends in ``jobs * TAIL_RANGES`` short ranges (its last ``jobs * SHARE_MIN_BYTES``
+    bytes at most), and what waits at the end is a fraction of a short range, not of a 16 MiB one.
+    """
+    if size < jobs * SHARE_MIN_BYTES:
+        return [(0, size)] if size else []
+    tail = min(size // 2, jobs * SHARE_MIN_BYTES)
+    head = size - tail
+    count = -(-head // RANGE_BYTES)
+    cuts = [head * i // count for i in range(count)]
+    short = jobs * TAIL_RANGES
+    cuts += [head + tail * i // short for i in range(short)]
+    return list(zip(cuts, [*cuts[1:], size], strict=True))
+
+
+def _line_start(data: mmap.mmap, offset: int) -> int:
+    """The first line start at or after ``offset`` (a line belongs to the range it starts in)."""
+    if offset <= 0:
+        return 0
+    newline = data.find(b"\n", offset - 1)
+    return len(data) if newline < 0 else newline + 1
+
+
+def _check_range_task(task: RangeTask, options: CheckOptions) -> Tally:
+    """A worker: the lines starting in [start, stop) of a plain file, read by the worker from the page cache
+    (nothing but the task and the tally crosses the pipe); line numbers counted from the range's first."""
+    path, start, stop, name = task.path, task.start, task.stop, task.name
+    tally = Tally(options.max_findings)
+    with open(path, "rb") as stream:
+        try:
+            data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # emptied since the range was planned
+            return tally
+        with data, memoryview(data) as view:
+            begin, end = _line_start(data, start), _line_start(data, stop)
+            while begin < end:
+                cut = data.rfind(b"\n", begin, min(begin + CHUNK_BYTES, end)) + 1
+                if cut <= begin:  # a line longer than a chunk: the whole line
+                    cut = min(_line_start(data, begin + CHUNK_BYTES), end)
+                room = options.max_findings - len(tally.findings)
+                chunk = view[begin:cut]
+                try:
+                    tally.merge(check_chunk(chunk, tally.lines + 1, name, options, room))
+                finally:
+                    # Released even when check_chunk raises (^C): a traceback's frames would keep the slice,
+                    # and so the map, alive, and closing the map would raise BufferError over the error.
+                    chunk.release()
+                begin = cut
+    return tally
+
+
+def _check_chunk_task(chunk: bytes, name: str, options: CheckOptions) -> Tally:
+    return check_chunk(chunk, 1, name, options)
+
+
+def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[Task]:
+    """Per source, in order: a ``DocumentTask`` for a .json file; for JSONL, ``LinesTask``s (chunks of whole
+    lines, views into a reused buffer), or with --jobs, for a plain file, ``RangeTask``s."""
+    for source in sources:
+        report.files += 1
+        try:
+            if source.is_document:
+                yield DocumentTask(source.name, read_all(source))
+                continue
+            if options.jobs > 1 and source.file is not None and plain_file(source):
+                for start, stop in _ranges(os.stat(source.file).st_size, options.jobs):
+                    yield RangeTask(source.file, start, stop, source.name)
+                continue
+            first = True
+            for chunk in line_views(source):
+                yield LinesTask(chunk, first, source.name)
+                first = False
+        except InputError as error:
+            report.input_errors.append(str(error))
+
+
+def _in_order(absorb: Callable[[Tally, int], None]) -> Callable[[Tally, int, bool], None]:
+    """Merges task tallies, given in input order, into the report (``absorb``): a task's line numbers count
+    from its own first line, and are placed in its source by the lines of the tasks before it there."""
+    lines_before = 0  # lines of the current source merged so far
+
+    def place(tally: Tally, size: int, first: bool) -> None:
+        nonlocal lines_before
+        if first:
+            lines_before = 0
+        elif lines_before:
+            tally.findings = [
+                LocatedFinding(f.path, None if f.line is None else f.line + lines_before, f.finding)
+                for f in tally.findings
+            ]
+            for facts in tally.facts:
+                facts.first_line += lines_before
+        absorb(tally, size)
+        lines_before += tally.lines
+
+    return place
+
+
+def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
+    from verify_contract.check._reference import reference_outcome
+
+    tally = Tally(options.max_findings)
+    tally.lines = 1  # a .json file is one document, even when empty (SPEC 2.1: not a JSON text)
+    tally.add(reference_outcome(text, options.contract), name, None)
+    return tally
+
+
+def _share_by_fork(sources: list[Source]) -> bool:
+    """Whether ``--jobs`` can deal out byte ranges to forked processes: plain files (or documents) only."""
+    from verify_contract.check._workers import can_fork
+
+    return can_fork() and all(s.is_document or (s.file is not None and plain_file(s)) for s in sources)
+
+
+def absorber(report: Report, progress: Progress | None) -> Callable[[Tally, int], None]:
+    """Merges task tallies, given in input order, into the report: the counts, then the budget's facts (the
+    budget is a stream, fed in order, and the facts leave the tally), then the progress line. Every engine
+    (one process, ``--jobs``, Ray) merges through it."""
+    done_bytes = 0
+
+    def absorb(tally: Tally, size: int) -> None:
+        nonlocal done_bytes
+        facts, tally.facts = tally.facts, []
+        report.tally.merge(tally)
+        if report.budget is not None:
+            for chunk_facts in facts:
+                report.budget.feed(chunk_facts)
+        done_bytes += size
+        if progress is not None:
+            progress(done_bytes, report.lines)
+
+    return absorb
+
+
+def check_sources(
+    sources: Iterable[Source], options: CheckOptions, progress: Progress | None = None, budget: BudgetRun | None = None
+) -> Report:
+    report = Report(options.version, options.profile, options.max_findings)
+    report.budget = budget
+    absorb = absorber(report, progress)
+
+    sources = list(sources)
+    if options.jobs > 1 and _share_by_fork(sources):
+        # Plain files (and .json documents): the byte ranges are known up front, so processes deal them out.
+        from verify_contract.check import _workers as check_workers
+
+        def run(task: Task) -> Tally:
+            if isinstance(task, DocumentTask):
+                return _document_tally(task.name, task.text, options)
+            assert isinstance(task, RangeTask)  # no LinesTask: every source is a document or a plain file
+            return _check_range_task(task, options)
+
+        planned = list(_tasks(sources, options, report))
+        place = _in_order(absorb)
+        results = check_workers.results_in_order(planned, options.jobs, run, lambda task: isinstance(task, RangeTask))
+        for task, tally in zip(planned, results, strict=True):
+            if isinstance(task, DocumentTask):
+                place(tally, len(task.text), True)
+            elif isinstance(task, RangeTask):
+                place(tally, task.stop - task.start, task.first)
+        return report
+    tasks = _tasks(sources, options, report)
+    if options.jobs <= 1:
+        line = 1  # of the next chunk in its source
+        for task in tasks:
+            if isinstance(task, DocumentTask):
+                absorb(_document_tally(task.name, task.text, options), len(task.text))
+            elif isinstance(task, LinesTask):
+                line = 1 if task.first else line
+                room = report.max_findings - len(report.findings)
+                tally = check_chunk(task.chunk, line, task.name, options, room)
+                line += tally.lines
+                absorb(tally, len(task.chunk))
+        return report
+    # Several processes, results merged in input order: the report is the single-process one. Each task's
+    # line numbers start at 1 and are placed in their source as the results are merged.
+    import multiprocessing  # ~15 ms of start-up: only --jobs 2 and more need it
+
+    context = multiprocessing.get_context()
+    pending: deque[tuple[AsyncResult[Tally] | Tally, int, bool]] = deque()
+    place = _in_order(absorb)
+
+    def merge_next() -> None:
+        result, size, first = pending.popleft()
+        place(result if isinstance(result, Tally) else result.get(), size, first)
+
+    with context.Pool(options.jobs) as pool:
+        for task in tasks:
+            if isinstance(task, DocumentTask):
+                pending.append((_document_tally(task.name, task.text, options), len(task.text), True))
+            elif isinstance(task, RangeTask):
+                work = pool.apply_async(_check_range_task, (task, options))
+                pending.append((work, task.stop - task.start, task.first))
+            else:  # stdin or gzip: the parent reads, the chunk is sent
+                chunk = bytes(task.chunk)
+                work = pool.apply_async(_check_chunk_task, (chunk, task.name, options))
+                pending.append((work, len(chunk), task.first))
+            while len(pending) > 2 * options.jobs:  # bounded: memory stays flat
+                merge_next()
+        while pending:
+            merge_next()
+    return report
+
+
+def check_paths(
+    paths: Iterable[str | Any],
+    version: str = LATEST_VERSION,
+    profile: Profile = DEFAULT_PROFILE,
+    *,
+    options: CheckOptions | None = None,
+    progress: Progress | None = None,
+    budget: BudgetRun | None = None,
+    sidecars: bool = True,
+    storage_options: dict[str, Any] | None = None,
+) -> Report:
+    """Check files, directories, globs, fsspec URLs (opened with ``storage_options``) or ``-``; unreadable
+    inputs are listed in ``report.input_errors``.
+
+    ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``sidecars``: a NeMo Gym
+    failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input, is read as failed
+    rollouts after the main inputs, not checked as verify responses; a run that finds one and has no budget
+    gets an unbounded one, so its report counts them.
+    """
+    options = options or CheckOptions(version, profile)
+    sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options)
+    sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
+    if failures_files and budget is None:
+        from verify_contract.budget import FailureBudget
+        from verify_contract.check._budget import BudgetRun, FactSpec
+
+        budget = BudgetRun(FailureBudget(), FactSpec())
+    options = with_budget(options, budget)
+    report = check_sources(sources, options, progress, budget)
+    report.input_errors[:0] = errors
+    finish_budget(report, failures_files)
+    return report
+
+
+def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[str]]:
+    """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
+    is one, and so is the one beside a main input (SPEC 11.1)."""
+    from verify_contract.check import _budget as check_budget
+
+    mains, failures_files = [], []
+    for source in sources:
+        if source.file is not None and check_budget.is_sidecar(source.file):
+            failures_files.append(source.file)
+        else:
+            mains.append(source)
+    for source in mains:
+        found = check_budget.sidecar_of(source.file) if source.file is not None else None
+        if found is not None and found not in failures_files:
+            failures_files.append(found)
+    return mains, failures_files
+
+
+def with_budget(options: CheckOptions, budget: BudgetRun | None) -> CheckOptions:
+    """The options, asking each chunk for the facts the budget needs."""
+    if budget is None or options.facts is not None:
+        return options
+    return CheckOptions(options.version, options.profile, options.max_findings, options.fast, options.jobs, budget.spec)
+
+
+def finish_budget(report: Report, failures_files: list[str]) -> None:
+    """After the main inputs: the failures files read as failed rollouts, then the run's budget findings."""
+    budget = report.budget
+    if budget is None:
+        return
+    from verify_contract.check._budget import read_sidecar
+
+    for file in failures_files:
+        try:
+            read = read_sidecar(file, budget.spec)
+        except OSError as error:
+            report.input_errors.append(f"{file}: cannot read the failures file: {error.strerror or error}")
+            continue
+        add_sidecar_findings(report, file, read.findings)
+        budget.add_sidecar(file, read)
+    add_budget_findings(report)
+
+
+def add_budget_findings(report: Report) -> None:
+    """What the budget found about the run as a whole, as findings: rollouts missing against ``--expected``
+    and group paths that resolved in no rollout (SPEC 11.5)."""
+    budget = None if report.budget is None else report.budget.budget
+    if budget is None:
+        return
+    from verify_contract.findings import Finding, Severity
+
+    found = []
+    missing = budget.missing_count()
+    if missing:
+        expected = budget.expected_total()
+        found.append(
+            Finding("budget-missing", Severity.WARNING, f"{missing:,} of {expected:,} expected rollouts have no row")
+        )
+    for path in budget.unresolved_groups():
+        message = f"group path {path!r} resolved in no rollout: every rollout is in its (absent) group"
+        found.append(Finding("budget-group-unresolved", Severity.WARNING, message))
+    for finding in found:
+        report.tally.rules[finding.rule] += 1
+        report.tally.severities[finding.severity.value] += 1
+        if len(report.tally.findings) < report.max_findings:
+            report.tally.findings.append(LocatedFinding("<run>", None, finding))
+
+
+def add_sidecar_findings(report: Report, file: str, findings: list[tuple[int, Finding]]) -> None:
+    """A failures file's findings (unreadable lines) in the report: counted, and listed while there is room."""
+    for line, finding in findings:
+        report.tally.rules[finding.rule] += 1
+        report.tally.severities[finding.severity.value] += 1
+        if len(report.tally.findings) < report.max_findings:
+            report.tally.findings.append(LocatedFinding(file, line, finding))
+    findings.clear()
+
+
+def check_bytes(data: bytes, options: CheckOptions | None = None, name: str = "<bytes>") -> Report:
+    """Check JSONL held in memory (tests, the conformance kit)."""
+    options = options or CheckOptions()
+    report = Report(options.version, options.profile, options.max_findings)
+    report.files = 1
+    if data:
+        report.tally.merge(check_chunk(data, 1, name, options))
+    return report

@@ -1,0 +1,287 @@
+"""``verify-contract check INPUT...``: files, directories, globs or ``-``; .json, .jsonl, gzip."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from verify_contract.check._run import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
+from verify_contract.cli import _remote as remote_check
+from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
+from verify_contract.cli._exit_codes import EXIT_USAGE
+from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+    from verify_contract.check._budget import BudgetRun
+
+
+class ProgressLine:
+    """A one-line progress display on a terminal; silent until the run has lasted a second."""
+
+    def __init__(self, stream: TextIO, total_bytes: int | None) -> None:
+        self.stream = stream
+        self.total = total_bytes
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done_bytes: int, lines: int) -> None:
+        now = time.monotonic()
+        if now - self.start < 1.0 or now - self.last < 0.2:
+            return
+        self.last = now
+        rate = lines / (now - self.start)
+        text = f"{lines:,} lines, {done_bytes / 1e6:,.0f} MB, {rate:,.0f} lines/s"
+        if self.total:
+            share = min(done_bytes / self.total, 1.0)
+            bar = "#" * int(share * 30)
+            text = f"[{bar:<30}] {share:4.0%} " + text
+        self.stream.write("\r" + text[:120] + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _total_size(paths: list[str]) -> int | None:
+    total = 0
+    for path in paths:
+        if not os.path.isfile(path) or path.endswith(".gz"):
+            return None  # stdin, directories, globs and compressed files: no meaningful total
+        total += os.path.getsize(path)
+    return total
+
+
+BUDGET_FLAGS = (
+    "max_masked",
+    "warn_masked",
+    "window",
+    "min_samples",
+    "max_consecutive_masked",
+    "group_by",
+    "expected",
+    "retry_list",
+    "metrics_file",
+    "plot",
+)
+
+
+class UsageError(ValueError):
+    """A flag's value is out of range: one line on stderr, exit 2."""
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate (a number between 0 and 1)") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"{text} is outside [0, 1]: a rate, e.g. 0.2 for 20%")
+    return value
+
+
+def _count(minimum: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is below {minimum}")
+        return value
+
+    return parse
+
+
+def _expected(text: str) -> int | tuple[int, int]:
+    """``1280`` rollouts, or ``20x64`` (tasks x rollouts per task: each missing identity is listed)."""
+    tasks, times, repeats = text.lower().partition("x")
+    try:
+        if times:
+            grid = (int(tasks), int(repeats))
+            if min(grid) < 1:
+                raise ValueError
+            return grid
+        count = int(text)
+        if count < 0:
+            raise ValueError
+        return count
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a count (1280) or TASKSxREPEATS (20x64)") from None
+
+
+def budget_wanted(args: argparse.Namespace) -> bool:
+    return args.follow or any(getattr(args, name) not in (None, [], False) for name in BUDGET_FLAGS)
+
+
+def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
+    """The run's budget from the flags (``UsageError`` for settings the budget refuses)."""
+    from verify_contract.budget import BudgetError, FailureBudget
+    from verify_contract.check._budget import BudgetRun, FactSpec
+
+    paths = [part for value in args.group_by or [] for part in value.split(",") if part.strip()]
+    window = args.window or 64
+    try:
+        budget = FailureBudget(
+            max_masked=args.max_masked,
+            warn_masked=args.warn_masked,
+            window=window,
+            min_samples=args.min_samples,
+            max_consecutive_masked=args.max_consecutive_masked,
+            group_by=paths,
+            expected=args.expected,
+            track_identities=args.retry_list is not None,
+            track_blocks=args.plot is not None,
+        )
+    except BudgetError as error:
+        raise UsageError(str(error)) from None
+    identities = args.expected is not None or args.retry_list is not None
+    return BudgetRun(budget, FactSpec(budget.group_paths, identities), on_event)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_findings < 0 or args.jobs < 1:
+        print("verify-contract check: --max-findings must be >= 0 and --jobs >= 1", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        budget = make_budget(args) if budget_wanted(args) else None
+        if args.follow and remote_check.selected(args):
+            raise UsageError("--follow reads a local file as it grows: not with --engine ray or --storage-options")
+        if args.follow:
+            from verify_contract.cli._follow import follow
+
+            return follow(args, budget)
+        if args.fail_fast:
+            raise UsageError("--fail-fast stops a --follow run at its first breach; add --follow")
+        for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
+            if name is not None and not name.strip():
+                raise UsageError(f"{option} needs a file name")
+    except (UsageError, ImportError) as refused:
+        print(f"verify-contract check: {refused}", file=sys.stderr)
+        return EXIT_USAGE
+    options = CheckOptions(
+        args.contract_version,
+        args.profile,
+        args.max_findings,
+        fast=not args.reference_only,
+        jobs=args.jobs,
+        facts=None if budget is None else budget.spec,
+    )
+    show_progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
+    try:
+        if remote_check.selected(args):  # storage options or Ray
+            outcome = remote_check.run_elsewhere(args, options, progress, budget)
+            if isinstance(outcome, str):  # a usage error: bad --storage-options, or Ray cannot run
+                print(f"verify-contract check: {outcome}", file=sys.stderr)
+                return EXIT_USAGE
+            report = outcome
+        else:
+            report = check_paths(
+                args.paths, options=options, progress=progress, budget=budget, sidecars=not args.no_sidecar
+            )
+    except RuntimeError as failure:
+        from verify_contract.check._workers import WorkerDied  # only --jobs imports it
+
+        if not isinstance(failure, WorkerDied):
+            raise
+        # A --jobs worker was killed (out of memory, ...): say so, rather than report part of the input.
+        print(f"verify-contract check: {failure}; no report, since it would be incomplete", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        if progress is not None:
+            progress.close()
+    try:
+        write_outputs(report, args)
+    except (OSError, ImportError) as failed:
+        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
+    print(format_json(report, options) if args.format == "json" else format_text(report, options))
+    for error in report.input_errors:
+        print(f"verify-contract check: {error}", file=sys.stderr)
+    return exit_code(report, args.warnings_as_errors)
+
+
+def _os_error(error: OSError) -> str:
+    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
+
+
+def register(commands: Any) -> None:
+    check = commands.add_parser(
+        "check",
+        help="validate verify responses in .json/.jsonl files, directories, globs or - (stdin); gzip too",
+        description="Exit codes: 0 all valid, 1 a document breaks the contract (or warns, with "
+        "--warnings-as-errors), 2 usage or input error, 3 a failure budget (--max-masked, "
+        "--max-consecutive-masked) was breached (it outranks 1; the report lists both).",
+    )
+    check.add_argument("paths", nargs="+", metavar="INPUT", help="file, directory, glob, or - for stdin")
+    check.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=DEFAULT_PROFILE,
+        help="core (what a trainer needs) or gym (NeMo Gym's wire format, with the request echo); default: %(default)s",
+    )
+    check.add_argument(
+        "--contract-version", choices=CONTRACT_VERSIONS, default=LATEST_VERSION, help="default: %(default)s"
+    )
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument(
+        "--max-findings",
+        type=int,
+        default=DEFAULT_MAX_FINDINGS,
+        metavar="N",
+        help="list at most N findings; the counts stay exact (default: %(default)s)",
+    )
+    check.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too (strict CI)")
+    check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default: 1)")
+    check.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress line on stderr (default: only when stderr is a terminal)",
+    )
+    check.add_argument(
+        "--reference-only",
+        action="store_true",
+        help="skip the compiled pre-check and run every line through the reference validator (slow)",
+    )
+    remote_check.add_arguments(check)
+    budget = check.add_argument_group(
+        "failure budget (SPEC 11)",
+        "Bound the share of masked or failed rollouts over a sliding window, overall and per group; "
+        "a NeMo Gym failures file <stem>_failures.jsonl beside an input counts as failed rollouts.",
+    )
+    budget.add_argument("--max-masked", type=_rate, metavar="RATE", help="breach (exit 3) above this share")
+    budget.add_argument("--warn-masked", type=_rate, metavar="RATE", help="warn above this share")
+    budget.add_argument("--window", type=_count(1), metavar="N", help="the last N rollouts (default: 64)")
+    budget.add_argument(
+        "--min-samples", type=_count(1), metavar="N", help="judge a window once it holds N (default: the window)"
+    )
+    budget.add_argument(
+        "--max-consecutive-masked", type=_count(0), metavar="N", help="breach when more than N in a row are masked"
+    )
+    budget.add_argument(
+        "--group-by",
+        action="append",
+        metavar="PATH[,PATH]",
+        help="dotted member paths to count and bound per group (e.g. _ng_environment_server, agent_ref.name)",
+    )
+    budget.add_argument(
+        "--expected", type=_expected, metavar="N|TASKSxREPEATS", help="rollouts the run should hold (missing reported)"
+    )
+    budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
+    budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")
+    budget.add_argument("--metrics-file", metavar="PATH", help="write Prometheus text metrics (needs [metrics])")
+    budget.add_argument("--plot", metavar="PATH.png", help="plot the masked rate per window (needs [plot])")
+    budget.add_argument(
+        "--follow", action="store_true", help="follow a growing file as tail -F does; ^C prints the summary"
+    )
+    budget.add_argument("--fail-fast", action="store_true", help="with --follow: stop at the first breach (exit 3)")
+    check.set_defaults(handler=run)

@@ -1,0 +1,186 @@
+"""``verify-contract probe URL``: judge a running resource server's /verify replies (the probe package)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
+
+DEFAULT_PATH = "/verify"
+
+
+class UsageError(ValueError):
+    pass
+
+
+def endpoint_of(url: str, path: str) -> str:
+    """The verify endpoint: URL itself when it names a path, else URL + ``path``. Only http and https."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"{url!r}: expected an http:// or https:// URL of the server, e.g. http://127.0.0.1:8000")
+    if parts.path not in ("", "/"):
+        return url
+    return url.rstrip("/") + "/" + path.lstrip("/")
+
+
+def _id_list(text: str, known: tuple[str, ...], option: str) -> tuple[str, ...]:
+    if text.strip() == "all":
+        return known
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [name for name in chosen if name not in known]
+    if unknown or not chosen:
+        raise UsageError(f"{option}: unknown check {unknown[0] if unknown else text!r}; known: {', '.join(known)}, all")
+    return chosen
+
+
+def selected_checks(args: argparse.Namespace) -> tuple[str, ...]:
+    from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
+
+    chosen = _id_list(args.checks, CHECK_IDS, "--checks") if args.checks else DEFAULT_CHECKS
+    if args.max_latency is not None and not args.checks and "probe-latency" not in chosen:
+        chosen = (*chosen, "probe-latency")  # a latency bound asks for its check
+    excluded = _id_list(args.exclude_checks, CHECK_IDS, "--exclude-checks") if args.exclude_checks else ()
+    chosen = tuple(name for name in CHECK_IDS if name in chosen and name not in excluded)
+    if "probe-latency" in chosen and args.max_latency is None:
+        raise UsageError("probe-latency needs --max-latency SECONDS")
+    if not chosen:
+        raise UsageError("no check left to run (--checks and --exclude-checks)")
+    return chosen
+
+
+def _positive(kind: type[int] | type[float]) -> Any:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        return value
+
+    return parse
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import httpx  # noqa: F401 (the probe's client: an optional dependency, asked for here)
+    except ImportError:
+        print("verify-contract probe: needs httpx: pip install 'verify-contract[probe]'", file=sys.stderr)
+        return EXIT_USAGE
+    from verify_contract.probe import CaseError, Settings, file_cases, format_report, probe, replay_cases
+
+    try:
+        endpoint = endpoint_of(args.url, args.path)
+        checks = selected_checks(args)
+        if args.n is not None and not args.replay:
+            raise UsageError("--n samples a --replay file")
+        if args.replay:
+            cases = replay_cases(Path(args.replay), args.contract_version, args.n, args.seed)
+        else:
+            cases = file_cases(Path(args.cases))
+        if not cases:
+            raise UsageError(f"{args.replay or args.cases}: no request in it")
+    except (UsageError, CaseError) as error:
+        print(f"verify-contract probe: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    settings = Settings(
+        version=args.contract_version,
+        profile=args.profile,
+        checks=checks,
+        max_latency=args.max_latency,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        max_requests=args.max_requests,
+        warnings_as_errors=args.warnings_as_errors,
+    )
+    report = probe(endpoint, cases, settings)
+    text = format_report(report, args.format, args.max_findings)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            print(f"verify-contract probe: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        sys.stdout.write(text)
+    if report.unreachable:
+        first = report.findings[0].message if report.findings else "no reply"
+        print(f"verify-contract probe: {endpoint} could not be reached ({first})", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    return EXIT_OK if report.ok else EXIT_INVALID
+
+
+def register(commands: Any) -> None:
+    from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS
+    from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: it imports httpx
+
+    checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)
+    probe = commands.add_parser(
+        "probe",
+        help="send verify requests to a running resource server and judge each reply",
+        description="Posts verify requests (from --replay or --cases) to a running server and judges each "
+        f"reply by named checks ({checks_help}). Exit codes: {EXIT_OK} every reply follows the contract, "
+        f"{EXIT_INVALID} a reply breaks it (or warns, with --warnings-as-errors), {EXIT_USAGE} usage or input "
+        f"error, {EXIT_UNREACHABLE} the server could not be reached (no request got an HTTP reply).",
+    )
+    probe.add_argument("url", metavar="URL", help="the server (http or https), e.g. http://127.0.0.1:8000")
+    probe.add_argument(
+        "--path", default=DEFAULT_PATH, help="the verify endpoint, when URL names no path (default: %(default)s)"
+    )
+    source = probe.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--replay",
+        metavar="ROLLOUTS.jsonl",
+        help="Gym rollout rows (JSON Lines, gzip too): each row without its reply fields is a verify request",
+    )
+    source.add_argument(
+        "--cases",
+        metavar="FILE",
+        help='JSON Lines of {"id": NAME, "request": {...}} (id optional): each request is posted as is',
+    )
+    probe.add_argument("--n", type=_positive(int), metavar="N", help="replay N rows drawn at random (with --seed)")
+    probe.add_argument("--seed", type=int, default=0, help="the seed of --n's draw (default: %(default)s)")
+    probe.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=None,
+        help="the profile replies claim; default: gym, since a resource server answers in Gym's wire "
+        "format (the request echo comes back with the reward)",
+    )
+    probe.add_argument(
+        "--contract-version", choices=CONTRACT_VERSIONS, default=LATEST_VERSION, help="default: %(default)s"
+    )
+    probe.add_argument(
+        "--checks",
+        metavar="IDS",
+        help=f"comma-separated check ids to run, or all (default: {','.join(DEFAULT_CHECKS)})",
+    )
+    probe.add_argument("--exclude-checks", metavar="IDS", help="comma-separated check ids not to run")
+    probe.add_argument(
+        "--max-latency", type=_positive(float), metavar="SECONDS", help="bound of probe-latency (turns it on)"
+    )
+    probe.add_argument(
+        "--concurrency", type=_positive(int), default=4, metavar="N", help="requests at once (default: %(default)s)"
+    )
+    probe.add_argument(
+        "--timeout", type=_positive(float), default=30.0, metavar="SECONDS", help="per request (default: %(default)s)"
+    )
+    probe.add_argument(
+        "--max-requests",
+        type=_positive(int),
+        default=DEFAULT_MAX_REQUESTS,
+        metavar="N",
+        help="send at most N requests; the cases beyond are counted as left out (default: %(default)s)",
+    )
+    probe.add_argument("--format", choices=("text", "json", "junit"), default="text")
+    probe.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    probe.add_argument(
+        "--max-findings", type=_positive(int), default=100, metavar="N", help="text: list at most N findings"
+    )
+    probe.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too (strict CI)")
+    probe.set_defaults(handler=run)

@@ -1,0 +1,143 @@
+"""``check``'s flags for inputs in object storage and for the Ray engine, and the run they select.
+
+Kept apart from ``check_command`` so that a local run imports neither fsspec nor Ray: these flags cost nothing
+until used (``tests/test_check_startup.py``).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    from verify_contract.check._budget import BudgetRun
+    from verify_contract.check._lines import CheckOptions
+    from verify_contract.check._report import Report
+    from verify_contract.check._run import Progress
+
+ENGINES = ("local", "ray")
+
+
+def add_arguments(check: argparse.ArgumentParser) -> None:
+    check.add_argument(
+        "--storage-options",
+        metavar="JSON",
+        help="fsspec storage options for URL inputs (s3://, gs://, ...), a JSON object: endpoint, credentials, "
+        'e.g. \'{"endpoint_url": "http://127.0.0.1:9000"}\' (default: the environment\'s)',
+    )
+    check.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="local",
+        help="local: this machine (with --jobs); ray: tasks on a Ray cluster (pip install 'verify-contract[ray]')",
+    )
+    check.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="with --engine ray: the cluster (e.g. ray://head:10001, or auto); default: start a local Ray",
+    )
+    check.add_argument(
+        "--ray-blocks",
+        type=int,
+        metavar="N",
+        help="with --engine ray: cut the plain (not gzip) input bytes into about N tasks (default: 2 per CPU)",
+    )
+    check.add_argument(
+        "--ray-retries",
+        type=int,
+        metavar="N",
+        help="with --engine ray: runs of a task whose worker died before its input is reported lost (default: 3)",
+    )
+
+
+def selected(args: argparse.Namespace) -> bool:
+    """Whether this run needs ``run_elsewhere``: storage options, or a flag of the Ray engine."""
+    return bool(
+        args.storage_options is not None
+        or args.engine != "local"
+        or args.ray_address is not None
+        or args.ray_blocks is not None
+        or args.ray_retries is not None
+    )
+
+
+def storage_options(text: str | None) -> dict[str, Any] | str:
+    """The parsed ``--storage-options``, or a one-line error."""
+    if text is None:
+        return {}
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        return f"--storage-options is not JSON: {error}"
+    if not isinstance(value, dict):
+        return "--storage-options must be a JSON object, e.g. '{\"anon\": true}'"
+    return value
+
+
+def run_elsewhere(
+    args: argparse.Namespace, options: CheckOptions, progress: Progress | None, budget: BudgetRun | None = None
+) -> Report | str:
+    """The report of ``check`` with storage options or on Ray; a string is a usage error (exit 2)."""
+    parsed = storage_options(args.storage_options)
+    if isinstance(parsed, str):
+        return parsed
+    if args.engine == "local":
+        if args.ray_address is not None or args.ray_blocks is not None or args.ray_retries is not None:
+            return "--ray-address, --ray-blocks and --ray-retries need --engine ray"
+        from verify_contract.check._run import check_paths
+
+        return check_paths(
+            args.paths,
+            options=options,
+            progress=progress,
+            storage_options=parsed,
+            budget=budget,
+            sidecars=not args.no_sidecar,
+        )
+    if args.ray_blocks is not None and args.ray_blocks < 1:
+        return "--ray-blocks must be >= 1"
+    if args.ray_retries is not None and args.ray_retries < 0:
+        return "--ray-retries must be >= 0"
+    if args.paths == ["-"] or "-" in args.paths:
+        return "--engine ray reads files and URLs, not stdin (-)"
+    import contextlib
+    import sys
+
+    from verify_contract.ray import MAX_RETRIES, EngineError, check_paths_ray
+
+    try:
+        _quiet_ray_data()
+        # Ray's driver prints the cluster's error notices (a worker that died, ...) to stdout, where the report
+        # goes: during the run they go to stderr, beside check's own one-line error.
+        with contextlib.redirect_stdout(sys.stderr):
+            return check_paths_ray(
+                args.paths,
+                options,
+                storage_options=parsed,
+                address=args.ray_address,
+                blocks=args.ray_blocks,
+                max_retries=MAX_RETRIES if args.ray_retries is None else args.ray_retries,
+                progress=progress,
+                budget=budget,
+                sidecars=not args.no_sidecar,
+            )
+    except EngineError as error:
+        return str(error)
+
+
+def _quiet_ray_data() -> None:
+    """The command's stderr is for its own errors: Ray Data's notes on each run (execution plan, progress
+    bars off, time taken) are left to its log files."""
+    import logging
+
+    try:
+        import ray.data  # noqa: F401 (configures its loggers on import; the levels are set after that)
+    except ImportError:
+        return  # check_paths_ray says how to install Ray
+    logging.getLogger("ray.data").setLevel(logging.CRITICAL)  # a lost task is reported by check, in one line
+
+
+__all__ = ["ENGINES", "add_arguments", "run_elsewhere", "selected", "storage_options"]

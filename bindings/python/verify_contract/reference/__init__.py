@@ -1,0 +1,7 @@
+"""The reference: what every other path must agree with.
+
+``_jsonio`` (strict JSON: I-JSON limits, duplicate keys, exact numbers), ``_validation`` (the JSON Schema
+of a version through jsonschema, each finding mapped to the contract's rule), ``_semantic`` (the rules a
+schema cannot state, by the fields' roles), ``_mask`` (``effective_mask``), ``_schema_messages`` and
+``_text_findings`` (how findings are worded). The public names are exported by ``verify_contract`` itself.
+"""

@@ -1,0 +1,137 @@
+"""The contract's semantic rules (what JSON Schema cannot say) and the helpers they read documents with.
+
+Plain Python over the resolved model: ``check`` runs them on every line it composes without importing the
+reference validator (``validation`` re-exports them), so this module imports nothing heavy; regress (ECMA-262
+patterns) is imported by the first pattern it evaluates.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+from verify_contract.contract._model import Field, contract_model
+from verify_contract.findings import Finding, finding
+from verify_contract.reference._schema_messages import json_text
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from typing import Any
+
+    import regress
+
+
+@cache
+def _ecma_regex(pattern: str) -> regress.Regex:
+    import regress
+
+    return regress.Regex(pattern)
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text``, per ECMA-262 (as the ``pattern`` keyword decides)."""
+    return _ecma_regex(pattern).find(text) is not None
+
+
+@cache
+def deprecations(version: str) -> dict[str, dict[str, Any]]:
+    """Registered kinds deprecated at or before ``version``: each one's ``deprecated`` entry of the model
+    (``in``, ``reason``, ``renamed_to``). Read here only; ``validation.deprecated_kinds`` types it."""
+    kinds = contract_model(version).failure_kinds
+    registered = kinds["registered"] if kinds else []
+    return {kind["id"]: kind["deprecated"] for kind in registered if kind["deprecated"]}
+
+
+@cache
+def registered_kinds(version: str) -> frozenset[str]:
+    """The failure kinds registered at ``version`` (none before the registry)."""
+    return contract_model(version).registered_kinds()
+
+
+ABSENT = object()
+"""What ``value_at`` returns where there is no value."""
+
+
+def value_at(document: Any, path: tuple[str, ...]) -> Any:
+    """The value at a member path, or ``_ABSENT`` (also when a container on the way is not an object)."""
+    for part in path:
+        if not isinstance(document, dict) or part not in document:
+            return ABSENT
+        document = document[part]
+    return document
+
+
+def _dotted(field: Field) -> str:
+    return ".".join(field.path)
+
+
+# The roles semantic_findings reads. A finite reward changes nothing (check relies on that).
+SEMANTIC_ROLES = ("reward", "failure_kind", "mask", "legacy_mask")
+
+
+@cache
+def role_fields(
+    version: str,
+) -> tuple[Field | None, Field | None, dict[str, Any] | None, Field | None, Field | None]:
+    """The fields playing the roles the semantic rules read at ``version`` (reward, failure kind, with the
+    model's failure-kind data, mask, legacy mask), looked up once: ``check`` runs the rules and counts the
+    facts on every line it composes."""
+    model = contract_model(version)
+    roles = (model.role(role) for role in SEMANTIC_ROLES)
+    reward, kind, mask, legacy = roles
+    return reward, kind, model.failure_kinds, mask, legacy
+
+
+def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
+    """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask. They read the
+    fields playing the SPEC roles (the model's ``roles``), wherever a version declares them."""
+    found: list[Finding] = []
+    reward_field, kind_field, kinds, mask_field, legacy_field = role_fields(version)
+    if reward_field is not None:
+        reward = value_at(document, reward_field.path)
+        if isinstance(reward, float) and not math.isfinite(reward):
+            where = reward_field.pointer
+            found.append(finding("reward-non-finite", f"{where}: {json_text(reward)} is not a finite number", where))
+    if kind_field is not None and kinds is not None:
+        kind = value_at(document, kind_field.path)
+        where = kind_field.pointer
+        if isinstance(kind, str) and kinds["namespace_separator"] not in kind:
+            registered = registered_kinds(version)
+            if kind not in registered and _ecma_regex(kinds["grammar"]).find(kind) is not None:
+                found.append(
+                    finding(
+                        "failure-kind-unregistered",
+                        f"{where}: {json_text(kind)} is not registered at {version}; consumers treat it as a generic "
+                        "failure (use '<server>:<kind>' for an environment's own kinds)",
+                        where,
+                    )
+                )
+            deprecation = deprecations(version).get(kind)
+            if deprecation is not None and kind in registered:
+                since, renamed_to = deprecation["in"], deprecation.get("renamed_to")
+                hint = f"; use {json_text(renamed_to)}" if renamed_to else ""
+                message = f"{where}: {json_text(kind)} is deprecated since {since}{hint}"
+                found.append(finding("failure-kind-deprecated", message, where))
+    if mask_field is not None and legacy_field is not None:
+        legacy = value_at(document, legacy_field.path)
+        if isinstance(legacy, bool):
+            top = value_at(document, mask_field.path)
+            if top is ABSENT:
+                found.append(
+                    finding(
+                        "legacy-mask-only",
+                        f"the mask ({str(legacy).lower()}) is only in the deprecated {_dotted(legacy_field)}; "
+                        f"write the top-level {_dotted(mask_field)} too",
+                        legacy_field.pointer,
+                    )
+                )
+            elif isinstance(top, bool) and top != legacy:
+                found.append(
+                    finding(
+                        "legacy-mask-divergent",
+                        f"{_dotted(mask_field)} is {str(top).lower()} but {_dotted(legacy_field)} is "
+                        f"{str(legacy).lower()}; the effective mask is true",
+                        mask_field.pointer,
+                    )
+                )
+    return found
