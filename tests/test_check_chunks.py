@@ -27,7 +27,7 @@ def test_line_numbers_across_chunks_and_files(
     monkeypatch.setattr(check, "line_views", functools.partial(inputs.line_views, chunk_bytes=997))
     monkeypatch.setattr(check, "RANGE_BYTES", 3001)
     monkeypatch.setattr(check, "SHARE_MIN_BYTES", 1000)  # the files are shared, ending in short ranges
-    monkeypatch.setattr(check, "CHUNK_BYTES", 499)
+    monkeypatch.setattr(inputs, "CHUNK_BYTES", 499)
     expected = []
     paths = []
     for name in ("a.jsonl", "b.jsonl"):

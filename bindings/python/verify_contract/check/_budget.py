@@ -13,7 +13,7 @@ import os
 import re
 from bisect import bisect_right
 from itertools import repeat
-from operator import itemgetter, sub
+from operator import add, itemgetter, sub
 
 from verify_contract.budget import (
     ABSENT_GROUP,
@@ -59,7 +59,7 @@ def _status_states() -> bytes:
 
 
 STATUS_STATES = _status_states()
-_LINE_TO_BUDGET = bytes((value - 1) % 256 if value != 1 + FAILED + 1 else FAILED for value in range(256))
+_LINE_TO_BUDGET = bytes((value - 1) % 256 for value in range(256))
 """A line's state byte to the budget's state (``budget.OK``, ``MASKED``, ``FAILED``)."""
 _INDEX, _KEY = itemgetter(0), itemgetter(3)
 _BLANKS = re.compile(rb"\x00")
@@ -99,7 +99,7 @@ class ChunkFacts(Record):
         states: bytes,
         details: dict[int, Detail],
         sidecar: bool = False,
-        bad: tuple[list[int], bytes, list[str]] | None = None,
+        bad: tuple[list[int], bytes, list[str | None]] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
@@ -125,27 +125,13 @@ TEXT_RULES = _text_rules()
 REREAD_MEMBER = b'"' + FAILURE_CLASS_KEY.encode() + b'"'
 """A line without a failure-kind string that names this member takes its kind from it (``budget._kind_of``):
 the pre-check leaves such lines to a parse."""
-# Within chunk_facts only: a failed line whose defect is in its JSON text (no document, so no kind).
-_TEXT_FAILED = 1 + FAILED + 1
-_STORED = bytes(FAILED_LINE if value == _TEXT_FAILED else value for value in range(256))
-_BAD_TABLE = bytes(MASKED_LINE <= value <= _TEXT_FAILED for value in range(256))
-_TEXT_FAILED_TABLE = bytes(value == _TEXT_FAILED for value in range(256))
-_UNREAD = "\0unread"  # a label the pre-check did not give: the line is parsed
-
-
-KEY_STATE_ENTRIES = 4096
-_KEY_STATES: dict[tuple[str, str], dict[bytes, int]] = {}
-"""Budget states by (version, profile), then memo key (as ``check_lines.outcome_memo`` keeps outcomes)."""
-
-
-def clear_caches() -> None:
-    _KEY_STATES.clear()
+_BAD_STATES = bytes(MASKED if value == MASKED_LINE else FAILED if value == FAILED_LINE else 0 for value in range(256))
+"""A masked or failed line's state byte to the budget's state, any other to 0 (not one of the budget's lines)."""
+assert OK == 0 and MASKED and FAILED
 
 
 def _state(outcome: Outcome) -> int:
-    if outcome.valid:
-        return MASKED_LINE if outcome.masked else USABLE
-    return _TEXT_FAILED if any(finding.rule in TEXT_RULES for finding in outcome.findings) else FAILED_LINE
+    return (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
 
 
 def _loads(line: bytes | memoryview) -> Any:
@@ -157,9 +143,7 @@ def _loads(line: bytes | memoryview) -> Any:
         return None
 
 
-def chunk_facts(
-    chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec, contract: tuple[str, str]
-) -> ChunkFacts:
+def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
     """The facts of a chunk the pre-check scanned, with the outcomes of the lines it handed on (``lines``).
 
     Without groups or identities only masked and failed lines are looked into, and their failure kinds come
@@ -171,37 +155,31 @@ def chunk_facts(
     view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
     others = lines.others
     if others:
-        # A state per memo key (a key decides the outcome, so the state: remembered across chunks), then per
-        # line through its key: no per-line outcome look-up.
-        known = _KEY_STATES.setdefault(contract, {})
-        key_states: dict[bytes | None, int] = {None: _UNSETTLED}
-        for key, outcome in lines.keyed.items():
-            state = known.get(key)
-            if state is None:
-                state = _state(outcome)
-                if len(known) < KEY_STATE_ENTRIES:
-                    known[key] = state
-            key_states[key] = state
+        # A state per memo key (a key decides the outcome), then per line through its key, scattered in C.
+        key_states: dict[bytes | None, int] = {key: _state(outcome) for key, outcome in lines.keyed.items()}
+        key_states[None] = _UNSETTLED
         fastpath.scatter(states, list(map(_INDEX, others)), bytes(map(key_states.__getitem__, map(_KEY, others))))
         for index, outcome in lines.unkeyed.items():
             states[index] = _state(outcome)
     if spec.every_line:
-        return _every_line(chunk, bytes(states.translate(_STORED)), first_line, path, spec)
-    kinds = lines.kinds
-    if _TEXT_FAILED in states:
-        kinds.update(dict.fromkeys(fastpath.positions(states, _TEXT_FAILED_TABLE), NO_KIND))
-    bad = fastpath.positions(states, _BAD_TABLE)
-    labels: list[str] = list(map(kinds.get, bad, repeat(_UNREAD)))
-    if _UNREAD in labels:
+        return _every_line(chunk, bytes(states), first_line, path, spec)
+    bad, labels, bad_states, unknown = fastpath.gather(states, _BAD_STATES, lines.kinds)
+    if unknown:  # lines the pre-check did not read whole nor key, or whose kind it left to a parse
         spans = {index: (start, stop) for index, start, stop, _ in others}
         spans.update((index, (start, stop)) for index, start, stop in lines.reread)
         for at, label in enumerate(labels):
-            if label is _UNREAD:
-                start, stop = spans[bad[at]]
-                row = _loads(view[start:stop])
-                labels[at] = (_kind_of(row) if isinstance(row, dict) else None) or NO_KIND
-    bad_states = bytes(map(states.__getitem__, bad)).translate(_LINE_TO_BUDGET)
-    return ChunkFacts(path, first_line, bytes(states.translate(_STORED)), {}, bad=(bad, bad_states, labels))
+            if label is None:
+                labels[at] = _unread_kind(view, spans[bad[at]], lines.unkeyed.get(bad[at]))
+    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels))
+
+
+def _unread_kind(view: memoryview, span: tuple[int, int], outcome: Outcome | None) -> str:
+    """The kind of a masked or failed line the pre-check gave none: none for a JSON-text defect (no document,
+    SPEC 11.1, even where a lenient parser would read one), else the parsed document's."""
+    if outcome is not None and not TEXT_RULES.isdisjoint(finding.rule for finding in outcome.findings):
+        return NO_KIND
+    row = _loads(view[span[0] : span[1]])
+    return (_kind_of(row) if isinstance(row, dict) else None) or NO_KIND
 
 
 def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
@@ -292,8 +270,32 @@ def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
 
 
 # -- the run -------------------------------------------------------------------------------------------------
+def _joined(parts: list[ChunkFacts]) -> ChunkFacts:
+    """Consecutive chunks of one file (each with ``bad``) as one."""
+    indices: list[int] = []
+    labels: list[str | None] = []
+    shift = 0
+    for part in parts:
+        assert part.bad is not None
+        part_indices, _, part_labels = part.bad
+        indices += map(add, part_indices, repeat(shift)) if shift else part_indices
+        labels += part_labels
+        shift += len(part.states)
+    states = b"".join(part.bad[1] for part in parts if part.bad is not None)
+    whole = b"".join(part.states for part in parts)
+    return ChunkFacts(parts[0].path, parts[0].first_line, whole, {}, bad=(indices, states, labels))
+
+
+BATCH_LINES = 1 << 16
+"""Consecutive chunks of one file wait and are fed to the budget together, up to this many lines: a
+``record_run`` costs tens of microseconds whatever its length (measured in benchmarks/budget.py)."""
+
+
 class BudgetRun:
-    """One ``check`` run's budget: the ``FailureBudget`` fed in input order, and the failures files read."""
+    """One ``check`` run's budget: the ``FailureBudget`` fed in input order, and the failures files read.
+
+    Reading the run (``budget``, ``events``, ``summary()``, ...) feeds the chunks still waiting first; a
+    caller that reports events as they happen (``--follow``) calls ``flush()`` after feeding."""
 
     def __init__(
         self,
@@ -301,25 +303,59 @@ class BudgetRun:
         spec: FactSpec,
         on_event: Callable[[BudgetEvent], None] | None = None,
     ) -> None:
-        self.budget = budget
+        self._budget = budget
         self.spec = spec
         self.on_event = on_event
-        self.events: list[BudgetEvent] = []
+        self._events: list[BudgetEvent] = []
         self.sidecars: dict[str, dict[str, Any]] = {}
+        self._waiting: list[ChunkFacts] = []
+        self._waiting_lines = 0
+
+    @property
+    def budget(self) -> FailureBudget:
+        self.flush()
+        return self._budget
+
+    @property
+    def events(self) -> list[BudgetEvent]:
+        self.flush()
+        return self._events
 
     @property
     def expected(self) -> int | tuple[int, int] | None:
-        return self.budget.expected
+        return self._budget.expected
 
     def feed(self, facts: ChunkFacts) -> None:
-        budget = self.budget
+        """A chunk's facts, in input order: a chunk that continues the waiting ones waits with them."""
+        if facts.bad is None or facts.sidecar:
+            self.flush()
+            self._feed(facts)
+            return
+        if self._waiting:
+            last = self._waiting[-1]
+            if last.path != facts.path or last.first_line + len(last.states) != facts.first_line:
+                self.flush()
+        self._waiting.append(facts)
+        self._waiting_lines += len(facts.states)
+        if self._waiting_lines >= BATCH_LINES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Feed the waiting chunks to the budget (their events are reported now)."""
+        if not self._waiting:
+            return
+        waiting, self._waiting, self._waiting_lines = self._waiting, [], 0
+        self._feed(waiting[0] if len(waiting) == 1 else _joined(waiting))
+
+    def _feed(self, facts: ChunkFacts) -> None:
+        budget = self._budget
         states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
         if not self.spec.every_line:
             # One pass over the masked and failed lines; usable ones are counted, not visited.
             bad = facts.bad
             if bad is None:  # a failures file's facts: every row listed in details
                 rows = [index for index, byte in enumerate(states) if byte]
-                kinds = [details[index][0] or NO_KIND for index in rows]
+                kinds: list[str | None] = [details[index][0] or NO_KIND for index in rows]
                 bad = (rows, bytes(states[index] for index in rows).translate(_LINE_TO_BUDGET), kinds)
             indices, bad_states, labels = bad
             blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
@@ -342,7 +378,7 @@ class BudgetRun:
                 kind, group, identity = details.get(index, (None, absent, None))
                 events += budget.record(byte - 1, kind, group, (path, first + index), identity, facts.sidecar)
         for event in events:
-            self.events.append(event)
+            self._events.append(event)
             if self.on_event is not None:
                 self.on_event(event)
 

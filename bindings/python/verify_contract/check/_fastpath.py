@@ -222,28 +222,34 @@ Span = tuple[int, int, int]
 
 def scan_kinds(
     chunk: bytes, version: str, profile: Profile, fast: bool, reread_member: bytes, no_kind: str
-) -> tuple[bytes, list[Other], dict[int, str], list[Span]]:
-    """``scan``, plus the failure kind of every line the compiled scan read whole, other than clean unmasked
-    ones (index -> kind, ``no_kind`` without one), and the spans of those whose kind it leaves to a parse (an
-    escape, or ``reread_member``, a quoted member name that may carry the kind, in the line). The failure
-    budget reads the kinds without parsing the lines. Without the compiled scan it says nothing of kinds."""
+) -> tuple[bytes, list[Other], list[str | None], list[Span]]:
+    """``scan``, plus a failure kind per line where the compiled scan can say (a line it read whole that is
+    not clean and unmasked: its kind, ``no_kind`` without one; a line whose memo key names a JSON-text
+    defect: ``no_kind``), else None, and the spans of the lines read whole whose kind it leaves to a parse
+    (an escape, or ``reread_member``, a quoted member name that may carry the kind, in the line). The
+    failure budget reads the kinds without parsing the lines. Without the compiled scan every kind is None."""
     table = field_table(version, profile) if fast else None
     if table is None:
         statuses, others = _slow_scan(chunk)
-        return statuses, others, {}, []
+        return statuses, others, [None] * len(statuses), []
     assert _native is not None
-    result: tuple[bytes, list[Other], dict[int, str], list[Span]] = _native.scan(
+    result: tuple[bytes, list[Other], list[str | None], list[Span]] = _native.scan(
         chunk, table, clean_kinds(version), (reread_member, no_kind)
     )
     return result
 
 
-def positions(data: bytes | bytearray, table: bytes) -> list[int]:
-    """The indices of the bytes of ``data`` whose entry in ``table`` (256 bytes) is not zero."""
+def gather(
+    states: bytes | bytearray, table: bytes, values: list[str | None]
+) -> tuple[list[int], list[str | None], bytes, int]:
+    """For each byte of ``states`` whose entry in ``table`` (256 bytes) is not zero, in order: its index,
+    ``values[index]`` and the table's entry (as bytes); and how many of the values picked are None."""
     if _native is not None:
-        found: list[int] = _native.positions(data, table)
+        found: tuple[list[int], list[str | None], bytes, int] = _native.gather(states, table, values)
         return found
-    return [index for index, byte in enumerate(data) if table[byte]]
+    indices = [index for index, byte in enumerate(states) if table[byte]]
+    picked = [values[index] for index in indices]
+    return indices, picked, bytes(table[states[index]] for index in indices), picked.count(None)
 
 
 def scatter(target: bytearray, indices: list[int], values: bytes) -> None:

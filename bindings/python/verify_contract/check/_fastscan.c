@@ -1396,11 +1396,12 @@ PyDoc_STRVAR(scan_doc,
              "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
              "neither blank nor clean, key being a memo key (bytes) or None.\n"
              "With budget, (member, no_kind): member a quoted member name (bytes) whose presence means a line's\n"
-             "failure kind may come from elsewhere than the failure-kind field, the failure budget's view of\n"
-             "each line the scan read whole, other than clean unmasked ones: line_kinds maps the line's index\n"
-             "to its failure kind (the field's string value) or no_kind (no kind field, no member), and\n"
-             "reread lists (index, start, end) of the lines it could not say (an escape in the kind, or the\n"
-             "member name present). Lines it did not read whole are in neither.");
+             "failure kind may come from elsewhere than the failure-kind field, the failure budget's view:\n"
+             "line_kinds has an item per line, the failure kind of a line the scan read whole (the field's\n"
+             "string value, or no_kind without the field and the member), no_kind for a line whose memo key\n"
+             "names a defect of its JSON text (it has no document), else None (clean unmasked lines among\n"
+             "them); reread lists (index, start, end) of the lines read whole whose kind it leaves to a parse\n"
+             "(an escape in the kind, or the member name present).");
 
 /* Failure-kind strings made once per distinct value in a scan: a run has a few kinds, repeated. */
 #define KIND_CACHE 64
@@ -1436,6 +1437,10 @@ static PyObject *kind_string(KindStrings *cache, const uint8_t *s, size_t n) {
 
 static int contains(const uint8_t *s, const uint8_t *end, const uint8_t *needle, size_t n) {
     if (!n) return 0;
+#if defined(__GLIBC__) || defined(__APPLE__)
+    /* vectorised; the needle starts with a quote, JSON's commonest byte, a poor anchor for memchr */
+    return memmem(s, (size_t)(end - s), needle, n) != NULL;
+#else
     while ((size_t)(end - s) >= n) {
         const uint8_t *at = memchr(s, needle[0], (size_t)(end - s) - n + 1);
         if (!at) return 0;
@@ -1443,6 +1448,7 @@ static int contains(const uint8_t *s, const uint8_t *end, const uint8_t *needle,
         s = at + 1;
     }
     return 0;
+#endif
 }
 
 /* The failure kind of a line read whole (f->scanned): a new reference to its str, to no_kind (none), or
@@ -1512,12 +1518,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     size_t capacity = (size_t)buf.len / 64 + 64;
     uint8_t *out = PyMem_Malloc(capacity);
     PyObject *others = PyList_New(0);
-    PyObject *line_kinds = want_kinds ? PyDict_New() : NULL;
+    PyObject **kind_of = want_kinds ? PyMem_Calloc(capacity, sizeof(PyObject *)) : NULL; /* NULL: unknown */
+    PyObject *line_kinds = NULL;
     PyObject *reread = want_kinds ? PyList_New(0) : NULL;
     PyObject *statuses = NULL;
     KindStrings cache;
     memset(&cache, 0, sizeof cache);
-    if (!out || !others || (want_kinds && (!line_kinds || !reread))) goto fail;
+    if (!out || !others || (want_kinds && (!kind_of || !reread))) goto fail;
     Py_ssize_t index = 0;
     Fields f;
     KeyBuf key;
@@ -1527,6 +1534,12 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             uint8_t *grown = PyMem_Realloc(out, capacity);
             if (!grown) goto fail;
             out = grown;
+            if (kind_of) {
+                PyObject **more = PyMem_Realloc(kind_of, capacity * sizeof(PyObject *));
+                if (!more) goto fail;
+                memset(more + capacity / 2, 0, (capacity - capacity / 2) * sizeof(PyObject *));
+                kind_of = more;
+            }
         }
         int status, keyed;
         const uint8_t *next = scan_line(q, end, &kind_table, &f, &key, &status, &keyed);
@@ -1552,22 +1565,33 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             int again;
             PyObject *kind = line_kind(&f, q, next, &needle, no_kind, &cache, &again);
             if (kind) {
-                PyObject *at = PyLong_FromSsize_t(index);
-                int failed = !at || PyDict_SetItem(line_kinds, at, kind) < 0;
-                Py_XDECREF(at);
-                Py_DECREF(kind);
-                if (failed) goto fail;
+                kind_of[index] = kind; /* the reference moves into the list */
             } else if (!again) {
                 if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto fail;
                 PyErr_Clear(); /* not UTF-8 the reference would read: the line is read by the caller */
                 again = 1;
             }
             if (again && add_span(reread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)) < 0) goto fail;
+        } else if (want_kinds && keyed && status == STATUS_TEXT && key.buf[0] != 'C') {
+            /* a text key names a defect of the JSON text itself: there is no document, so no kind */
+            Py_INCREF(no_kind);
+            kind_of[index] = no_kind;
         }
         q = next;
     }
     statuses = PyBytes_FromStringAndSize((const char *)out, index);
     if (!statuses) goto fail;
+    if (kind_of) {
+        line_kinds = PyList_New(index);
+        if (!line_kinds) goto fail;
+        for (Py_ssize_t i = 0; i < index; i++) {
+            PyObject *kind = kind_of[i] ? kind_of[i] : Py_None;
+            if (!kind_of[i]) Py_INCREF(Py_None);
+            kind_of[i] = NULL;
+            PyList_SET_ITEM(line_kinds, i, kind);
+        }
+        PyMem_Free(kind_of);
+    }
     PyMem_Free(out);
     for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
     PyBuffer_Release(&buf);
@@ -1580,6 +1604,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     return Py_BuildValue("(NN)", statuses, others);
 fail:
     PyMem_Free(out);
+    if (kind_of) {
+        for (Py_ssize_t i = 0; i < index; i++) Py_XDECREF(kind_of[i]);
+        PyMem_Free(kind_of);
+    }
+    Py_XDECREF(statuses);
     for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
     Py_XDECREF(others);
     Py_XDECREF(line_kinds);
@@ -1688,39 +1717,6 @@ static int add_implementations(PyObject *m) {
 #endif
     if (add_string_tuple(m, "UTF8_IMPLEMENTATIONS", supported, count) < 0) return -1;
     return PyModule_AddStringConstant(m, "UTF8_IMPLEMENTATION", utf8_run_name);
-}
-
-PyDoc_STRVAR(positions_doc, "positions(buffer, table) -> list[int]\n\n"
-                             "The indices of the bytes of buffer whose entry in table (256 bytes) is not zero.");
-
-/* The failure budget's lines of interest (a state byte each) without a Python step per byte. */
-static PyObject *positions(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer buf, map;
-    if (!PyArg_ParseTuple(args, "y*y*", &buf, &map)) return NULL;
-    PyObject *out = NULL;
-    if (map.len != 256) {
-        PyErr_SetString(PyExc_ValueError, "table: expected 256 bytes");
-        goto done;
-    }
-    const uint8_t *b = (const uint8_t *)buf.buf, *t = (const uint8_t *)map.buf;
-    Py_ssize_t n = 0;
-    for (Py_ssize_t i = 0; i < buf.len; i++) n += t[b[i]] != 0;
-    out = PyList_New(n);
-    if (!out) goto done;
-    for (Py_ssize_t i = 0, k = 0; i < buf.len && k < n; i++) {
-        if (!t[b[i]]) continue;
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (!at) {
-            Py_CLEAR(out);
-            goto done;
-        }
-        PyList_SET_ITEM(out, k++, at);
-    }
-done:
-    PyBuffer_Release(&buf);
-    PyBuffer_Release(&map);
-    return out;
 }
 
 PyDoc_STRVAR(scatter_doc, "scatter(target, indices, values) -> None\n\n"
@@ -1860,13 +1856,58 @@ fail:
     return NULL;
 }
 
+PyDoc_STRVAR(gather_doc, "gather(states, table, values) -> (indices, picked, mapped, unknown)\n\n"
+                          "For each byte of states whose entry in table (256 bytes) is not zero, in order: its\n"
+                          "index, values[index] (values a list as long as states), and the table's entry; and how\n"
+                          "many of the picked values are None.");
+
+/* The failure budget's masked and failed lines of a chunk, their kinds and states, in one pass. */
+static PyObject *gather(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer buf, map;
+    PyObject *values, *indices = NULL, *picked = NULL, *mapped = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*O!", &buf, &map, &PyList_Type, &values)) return NULL;
+    PyObject *result = NULL;
+    if (map.len != 256 || PyList_GET_SIZE(values) != buf.len) {
+        PyErr_SetString(PyExc_ValueError, "gather: a table of 256 bytes and a value per byte");
+        goto done;
+    }
+    const uint8_t *b = (const uint8_t *)buf.buf, *t = (const uint8_t *)map.buf;
+    Py_ssize_t n = 0, unknown = 0;
+    for (Py_ssize_t i = 0; i < buf.len; i++) n += t[b[i]] != 0;
+    indices = PyList_New(n);
+    picked = PyList_New(n);
+    mapped = PyBytes_FromStringAndSize(NULL, n);
+    if (!indices || !picked || !mapped) goto done;
+    char *m = PyBytes_AS_STRING(mapped);
+    for (Py_ssize_t i = 0, k = 0; i < buf.len && k < n; i++) {
+        if (!t[b[i]]) continue;
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (!at) goto done;
+        PyObject *value = PyList_GET_ITEM(values, i);
+        unknown += value == Py_None;
+        Py_INCREF(value);
+        PyList_SET_ITEM(indices, k, at);
+        PyList_SET_ITEM(picked, k, value);
+        m[k++] = (char)t[b[i]];
+    }
+    result = Py_BuildValue("(OOOn)", indices, picked, mapped, unknown);
+done:
+    Py_XDECREF(indices);
+    Py_XDECREF(picked);
+    Py_XDECREF(mapped);
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&map);
+    return result;
+}
+
 static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
                                 {"utf8_valid", utf8_valid, METH_VARARGS, utf8_valid_doc},
                                 {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
                                 {"histogram", histogram, METH_VARARGS, histogram_doc},
-                                {"positions", positions, METH_VARARGS, positions_doc},
                                 {"scatter", scatter, METH_VARARGS, scatter_doc},
                                 {"window_scan", window_scan, METH_VARARGS, window_scan_doc},
+                                {"gather", gather, METH_VARARGS, gather_doc},
                                 {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan",

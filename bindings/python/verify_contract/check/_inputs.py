@@ -156,12 +156,12 @@ def read_all(source: Source) -> bytes:
     return data
 
 
-def line_views(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[memoryview]:
+def line_views(source: Source, chunk_bytes: int | None = None) -> Iterator[memoryview]:
     """Chunks of whole lines (each ends with a newline, except perhaps the very last one), as views into
     one buffer that is read into and reused: no byte is copied after the read. A view is valid until the
     next one is asked for. A line longer than the buffer makes it grow to hold that line."""
     stream = open_stream(source)
-    buffer = bytearray(chunk_bytes)
+    buffer = bytearray(chunk_bytes or CHUNK_BYTES)  # read at the call: tests vary it
     filled = 0  # bytes at the start of ``buffer``: the unfinished line carried over from the last read
     try:
         while True:
@@ -193,7 +193,7 @@ def line_views(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[memor
             stream.close()
 
 
-def chunks(source: Source, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
+def chunks(source: Source, chunk_bytes: int | None = None) -> Iterator[bytes]:
     """``line_views`` as ``bytes`` (each a copy the caller may keep)."""
     for view in line_views(source, chunk_bytes):
         yield bytes(view)

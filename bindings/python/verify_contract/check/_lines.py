@@ -75,10 +75,9 @@ def outcome_memo(contract: Contract) -> dict[bytes | None, Outcome]:
 
 def clear_caches() -> None:
     """Forget the memoised outcomes and findings (benchmarks measure a cold pass with it)."""
-    for name in ("verify_contract.check._compose", "verify_contract.check._budget"):
-        module = sys.modules.get(name)  # nothing cached if it was never imported
-        if module is not None:
-            module.clear_caches()
+    compose = sys.modules.get("verify_contract.check._compose")  # nothing cached if it was never imported
+    if compose is not None:
+        compose.clear_caches()
     _OUTCOMES.clear()
 
 
@@ -209,7 +208,7 @@ class LineFacts(FrozenRecord):
     __slots__ = ("statuses", "others", "kinds", "reread", "keyed", "unkeyed")  # noqa: RUF023 (constructor order)
     statuses: bytes
     others: list[fastpath.Other]
-    kinds: dict[int, str]
+    kinds: list[str | None]
     reread: list[fastpath.Span]
     keyed: dict[bytes, Outcome]
     unkeyed: dict[int, Outcome]
@@ -218,7 +217,7 @@ class LineFacts(FrozenRecord):
         self,
         statuses: bytes,
         others: list[fastpath.Other],
-        kinds: dict[int, str],
+        kinds: list[str | None],
         reread: list[fastpath.Span],
         keyed: dict[bytes, Outcome],
         unkeyed: dict[int, Outcome],
@@ -232,4 +231,4 @@ def _add_facts(
     from verify_contract.check._budget import chunk_facts
 
     assert options.facts is not None
-    tally.facts.append(chunk_facts(chunk, lines, first_line, path, options.facts, (options.version, options.profile)))
+    tally.facts.append(chunk_facts(chunk, lines, first_line, path, options.facts))

@@ -21,7 +21,8 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
-from verify_contract.check._inputs import CHUNK_BYTES, line_views, plain_file, read_all, resolve
+from verify_contract.check import _inputs
+from verify_contract.check._inputs import line_views, plain_file, read_all, resolve
 from verify_contract.check._lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
 from verify_contract.check._report import (
     DEFAULT_MAX_FINDINGS,
@@ -125,9 +126,9 @@ def _check_range_task(task: RangeTask, options: CheckOptions) -> Tally:
         with data, memoryview(data) as view:
             begin, end = _line_start(data, start), _line_start(data, stop)
             while begin < end:
-                cut = data.rfind(b"\n", begin, min(begin + CHUNK_BYTES, end)) + 1
+                cut = data.rfind(b"\n", begin, min(begin + _inputs.CHUNK_BYTES, end)) + 1
                 if cut <= begin:  # a line longer than a chunk: the whole line
-                    cut = min(_line_start(data, begin + CHUNK_BYTES), end)
+                    cut = min(_line_start(data, begin + _inputs.CHUNK_BYTES), end)
                 room = options.max_findings - len(tally.findings)
                 chunk = view[begin:cut]
                 try:

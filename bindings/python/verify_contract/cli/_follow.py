@@ -182,6 +182,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
                 listed = len(report.findings)
                 for chunk_facts in facts:
                     budget.feed(chunk_facts)
+                budget.flush()  # a breach is reported as soon as its line is read
             if side is not None:
                 rows, first_row = side.lines()
                 if rows:
