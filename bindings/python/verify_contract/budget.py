@@ -451,6 +451,8 @@ class FailureBudget:
         states: bytes,
         kinds: Sequence[str | None],
         where_of: Callable[[int], tuple[str, int | None]],
+        *,
+        labelled: bool = False,
     ) -> list[BudgetEvent]:
         """``count`` rollouts in a row, none grouped or identified, of which the masked or failed ones are at
         ``offsets`` (in the run, increasing), with their ``states`` (a byte each: ``MASKED`` or ``FAILED``) and
@@ -467,10 +469,12 @@ class FailureBudget:
             cut = self.min_samples - base - 1  # offset of the rollout that fills it
             at = bisect_left(offsets, cut)
             if at == len(offsets) or offsets[at] != cut:
-                split = self.record_run(cut, offsets[:at], states[:at], kinds[:at], where_of)
+                split = self.record_run(cut, offsets[:at], states[:at], kinds[:at], where_of, labelled=labelled)
                 split += self.record(OK, None, (), where_of(cut))
                 rest = [offset - cut - 1 for offset in offsets[at:]]
-                later = self.record_run(count - cut - 1, rest, states[at:], kinds[at:], lambda o: where_of(o + cut + 1))
+                later = self.record_run(
+                    count - cut - 1, rest, states[at:], kinds[at:], lambda o: where_of(o + cut + 1), labelled=labelled
+                )
                 return split + later
         self.unidentified += count
         n = len(offsets)
@@ -480,8 +484,8 @@ class FailureBudget:
             scope.run = 0
             self._evict(scope)
             return []
-        if isinstance(kinds, list) and None not in kinds:
-            labels: list[str] = kinds  # check's chunks come labelled
+        if labelled and isinstance(kinds, list):
+            labels: list[str] = kinds  # the caller says: no None in it
         else:
             labels = [kind or NO_KIND for kind in kinds]
         known = scope.kinds

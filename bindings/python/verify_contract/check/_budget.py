@@ -13,7 +13,7 @@ import os
 import re
 from bisect import bisect_right
 from itertools import repeat
-from operator import add, itemgetter, sub
+from operator import add, attrgetter, itemgetter, sub
 
 from verify_contract.budget import (
     ABSENT_GROUP,
@@ -130,8 +130,13 @@ _BAD_STATES = bytes(MASKED if value == MASKED_LINE else FAILED if value == FAILE
 assert OK == 0 and MASKED and FAILED
 
 
+_FACTS = attrgetter("valid", "masked")
+_STATES = {(True, False): USABLE, (True, True): MASKED_LINE, (False, False): FAILED_LINE, (False, True): FAILED_LINE}
+"""A line's state byte by its outcome's (valid, masked)."""
+
+
 def _state(outcome: Outcome) -> int:
-    return (MASKED_LINE if outcome.masked else USABLE) if outcome.valid else FAILED_LINE
+    return _STATES[outcome.valid, outcome.masked]
 
 
 def _loads(line: bytes | memoryview) -> Any:
@@ -156,9 +161,11 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
     others = lines.others
     if others:
         # A state per memo key (a key decides the outcome), then per line through its key, scattered in C.
-        key_states: dict[bytes | None, int] = {key: _state(outcome) for key, outcome in lines.keyed.items()}
-        key_states[None] = _UNSETTLED
-        fastpath.scatter(states, list(map(_INDEX, others)), bytes(map(key_states.__getitem__, map(_KEY, others))))
+        keys, outcomes = lines.keyed
+        key_states: dict[bytes | None, int] = dict(
+            zip(keys, map(_STATES.__getitem__, map(_FACTS, outcomes)), strict=True)
+        )
+        fastpath.scatter(states, others, key_states)  # the lines without a key: below
         for index, outcome in lines.unkeyed.items():
             states[index] = _state(outcome)
     if spec.every_line:
@@ -368,7 +375,8 @@ class BudgetRun:
                     index = offset + bisect_right(blanks, index)
                 return (path, first + index)
 
-            events = budget.record_run(len(states) - len(blanks), offsets, bad_states, labels, where_of)
+            # check's labels hold no None (chunk_facts and the failures-file rows label every line)
+            events = budget.record_run(len(states) - len(blanks), offsets, bad_states, labels, where_of, labelled=True)
         else:
             events = []
             absent = (ABSENT_GROUP,) * len(self.spec.group_paths)

@@ -252,13 +252,15 @@ def gather(
     return indices, picked, bytes(table[states[index]] for index in indices), picked.count(None)
 
 
-def scatter(target: bytearray, indices: list[int], values: bytes) -> None:
-    """``target[indices[i]] = values[i]`` for every i."""
+def scatter(target: bytearray, others: list[Other], states: dict[bytes | None, int]) -> None:
+    """``target[index] = states[key]`` for each (index, start, end, key) of ``others`` whose key ``states``
+    has."""
     if _native is not None:
-        _native.scatter(target, indices, values)
+        _native.scatter(target, others, states)
         return
-    for index, value in zip(indices, values, strict=True):
-        target[index] = value
+    for index, _start, _stop, key in others:
+        if key in states:
+            target[index] = states[key]
 
 
 WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[tuple[int, int, int, int, int, int]]]

@@ -1518,8 +1518,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     size_t capacity = (size_t)buf.len / 64 + 64;
     uint8_t *out = PyMem_Malloc(capacity);
     PyObject *others = PyList_New(0);
-    PyObject **kind_of = want_kinds ? PyMem_Calloc(capacity, sizeof(PyObject *)) : NULL; /* NULL: unknown */
+    PyObject **kind_of = want_kinds ? PyMem_Malloc(capacity * sizeof(PyObject *)) : NULL; /* NULL: unknown */
     PyObject *line_kinds = NULL;
+    Py_ssize_t initialised = 0; /* the entries of kind_of set so far */
     PyObject *reread = want_kinds ? PyList_New(0) : NULL;
     PyObject *statuses = NULL;
     KindStrings cache;
@@ -1537,13 +1538,14 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             if (kind_of) {
                 PyObject **more = PyMem_Realloc(kind_of, capacity * sizeof(PyObject *));
                 if (!more) goto fail;
-                memset(more + capacity / 2, 0, (capacity - capacity / 2) * sizeof(PyObject *));
                 kind_of = more;
             }
         }
         int status, keyed;
         const uint8_t *next = scan_line(q, end, &kind_table, &f, &key, &status, &keyed);
         out[index] = (uint8_t)status;
+        if (kind_of) kind_of[index] = NULL; /* set below where the kind is known */
+        initialised = index + 1;
         if (status == STATUS_TEXT || status == STATUS_CONTRACT) {
             PyObject *memo_key;
             if (keyed) {
@@ -1591,6 +1593,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             PyList_SET_ITEM(line_kinds, i, kind);
         }
         PyMem_Free(kind_of);
+        kind_of = NULL;
     }
     PyMem_Free(out);
     for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
@@ -1605,7 +1608,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
 fail:
     PyMem_Free(out);
     if (kind_of) {
-        for (Py_ssize_t i = 0; i < index; i++) Py_XDECREF(kind_of[i]);
+        for (Py_ssize_t i = 0; i < initialised; i++) Py_XDECREF(kind_of[i]);
         PyMem_Free(kind_of);
     }
     Py_XDECREF(statuses);
@@ -1719,37 +1722,44 @@ static int add_implementations(PyObject *m) {
     return PyModule_AddStringConstant(m, "UTF8_IMPLEMENTATION", utf8_run_name);
 }
 
-PyDoc_STRVAR(scatter_doc, "scatter(target, indices, values) -> None\n\n"
-                          "target[indices[i]] = values[i] for each i: target a writable buffer, indices a list of\n"
-                          "ints within it, values bytes as long as indices.");
+PyDoc_STRVAR(scatter_doc, "scatter(target, others, states) -> None\n\n"
+                          "For each (index, start, end, key) of others (scan's list): target[index] = states[key]\n"
+                          "(target a writable buffer, states a dict of ints 0-255); a key states lacks leaves the\n"
+                          "byte as it is.");
 
+/* The failure budget's state of each line the pre-check handed on, from its memo key's, without a Python
+ * step per line. */
 static PyObject *scatter(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer target, values;
-    PyObject *indices;
-    if (!PyArg_ParseTuple(args, "w*O!y*", &target, &PyList_Type, &indices, &values)) return NULL;
+    Py_buffer target;
+    PyObject *others, *states;
+    if (!PyArg_ParseTuple(args, "w*O!O!", &target, &PyList_Type, &others, &PyDict_Type, &states)) return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = PyList_GET_SIZE(indices);
-    if (values.len != n) {
-        PyErr_SetString(PyExc_ValueError, "values: expected one byte per index");
-        goto done;
-    }
     uint8_t *t = (uint8_t *)target.buf;
-    const uint8_t *v = (const uint8_t *)values.buf;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t at = PyLong_AsSsize_t(PyList_GET_ITEM(indices, i));
-        if (at == -1 && PyErr_Occurred()) goto done;
-        if (at < 0 || at >= target.len) {
-            PyErr_SetString(PyExc_IndexError, "scatter: index out of range");
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(others); i++) {
+        PyObject *item = PyList_GET_ITEM(others, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 4) {
+            PyErr_SetString(PyExc_TypeError, "scatter: others holds (index, start, end, key) tuples");
             goto done;
         }
-        t[at] = v[i];
+        PyObject *state = PyDict_GetItemWithError(states, PyTuple_GET_ITEM(item, 3));
+        if (!state) {
+            if (PyErr_Occurred()) goto done;
+            continue;
+        }
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0));
+        long value = PyLong_AsLong(state);
+        if ((at == -1 || value == -1) && PyErr_Occurred()) goto done;
+        if (at < 0 || at >= target.len || value < 0 || value > 255) {
+            PyErr_SetString(PyExc_ValueError, "scatter: an index outside target or a state outside 0-255");
+            goto done;
+        }
+        t[at] = (uint8_t)value;
     }
     Py_INCREF(Py_None);
     result = Py_None;
 done:
     PyBuffer_Release(&target);
-    PyBuffer_Release(&values);
     return result;
 }
 

@@ -145,7 +145,12 @@ def check_chunk(
     if not others:
         if unkeyed is not None:
             _add_facts(
-                tally, chunk, LineFacts(statuses, others, line_kinds, reread, {}, unkeyed), first_line, path, options
+                tally,
+                chunk,
+                LineFacts(statuses, others, line_kinds, reread, ([], []), unkeyed),
+                first_line,
+                path,
+                options,
             )
         return tally
     contract = options.contract
@@ -193,7 +198,8 @@ def check_chunk(
         if key is not None:
             tally.count(memo[key] if key in memo else local[key], times)
     if unkeyed is not None:
-        keyed = {key: memo[key] if key in memo else local[key] for key in lines_per_key if key is not None}
+        keys = [key for key in lines_per_key if key is not None]
+        keyed = (keys, [memo[key] if key in memo else local[key] for key in keys])
         _add_facts(
             tally, chunk, LineFacts(statuses, others, line_kinds, reread, keyed, unkeyed), first_line, path, options
         )
@@ -202,15 +208,15 @@ def check_chunk(
 
 class LineFacts(FrozenRecord):
     """What a chunk's check knows of its lines, for the failure budget: the pre-check's statuses, the lines
-    it handed on, the failure kinds it read (``fastpath.scan_kinds``), and the judged outcomes by memo key and,
-    for lines without a key, by line index."""
+    it handed on, the failure kinds it read (``fastpath.scan_kinds``), and the judged outcomes: ``keyed``, the
+    chunk's memo keys and their outcomes (two lists in step), ``unkeyed``, those of lines without a key."""
 
     __slots__ = ("statuses", "others", "kinds", "reread", "keyed", "unkeyed")  # noqa: RUF023 (constructor order)
     statuses: bytes
     others: list[fastpath.Other]
     kinds: list[str | None]
     reread: list[fastpath.Span]
-    keyed: dict[bytes, Outcome]
+    keyed: tuple[list[bytes], list[Outcome]]
     unkeyed: dict[int, Outcome]
 
     def __init__(
@@ -219,7 +225,7 @@ class LineFacts(FrozenRecord):
         others: list[fastpath.Other],
         kinds: list[str | None],
         reread: list[fastpath.Span],
-        keyed: dict[bytes, Outcome],
+        keyed: tuple[list[bytes], list[Outcome]],
         unkeyed: dict[int, Outcome],
     ) -> None:
         self._freeze(statuses, others, kinds, reread, keyed, unkeyed)
