@@ -502,21 +502,18 @@ class FailureBudget:
         window = self.window
         scope.counts[MASKED] += states.count(MASKED)
         scope.counts[FAILED] += states.count(FAILED)
-        ords = list(map(add, offsets, repeat(base + 1, n)))
-        offset_of = offsets
         if self.track_blocks:
-            blocks = map(floordiv, map(sub, ords, repeat(1, n)), repeat(window, n))
+            blocks = map(floordiv, map(add, offsets, repeat(base, n)), repeat(window, n))  # (ordinal - 1) // window
             for (block, label), times in Counter(zip(blocks, labels, strict=True)).items():
                 scope.blocks.setdefault(block, Counter())[label] += times
         carried = len(scope.bad)
-        all_ords = [o for o, _ in scope.bad] + ords
         all_labels = [label for _, label in scope.bad] + labels
-        compiled = self._compiled_run(scope, all_ords, all_labels, carried, ords, offsets, count, where_of)
+        compiled = self._compiled_run(scope, all_labels, carried, offsets, labels, count, where_of)
         if compiled is not None:
-            keep = bisect_right(all_ords, base + count - window)
-            scope.bad = deque(zip(all_ords[keep:], all_labels[keep:], strict=True))
-            scope.seen = base + count
             return compiled
+        ords = list(map(add, offsets, repeat(base + 1, n)))
+        offset_of = offsets
+        all_ords = [o for o, _ in scope.bad] + ords
         # The window at each masked rollout: the masked ordinals after ordinal - window (by bisection).
         starts = list(map(bisect_left, repeat(all_ords, n), map(sub, ords, repeat(window - 1, n))))
         insides = list(map(sub, range(carried + 1, carried + n + 1), starts))
@@ -588,19 +585,21 @@ class FailureBudget:
     def _compiled_run(
         self,
         scope: _Scope,
-        all_ords: list[int],
         all_labels: list[str],
         carried: int,
-        ords: list[int],
         offsets: Sequence[int],
+        labels: list[str],
         count: int,
         where_of: Callable[[int], tuple[str, int | None]],
     ) -> list[BudgetEvent] | None:
         """``record_run``'s windows, runs and level changes in one compiled pass (``_fastscan.window_scan``):
-        the scope's worst window, longest run, run and levels updated, and the events returned; None without
-        the compiled module (``record_run`` then computes them itself, a list at a time)."""
+        the scope's worst window, longest run, run, levels and masked rollouts in the window updated, and the
+        events returned; None without the compiled module (``record_run`` then computes them itself, a list at
+        a time). A rollout at ``offsets[k]`` has the ordinal ``first + offsets[k]``."""
         from verify_contract.check import _fastpath as fastpath
 
+        base, window = scope.seen, self.window
+        first = base + 1
         levels = [
             (bound, level)
             for bound, level in ((self.max_masked, "breach"), (self.warn_masked, "warning"))
@@ -608,39 +607,47 @@ class FailureBudget:
         ]
         active = tuple(scope.breached if level == "breach" else scope.warned for _, level in levels)
         scanned = fastpath.window_scan(
-            all_ords,
-            carried,
-            self.window,
-            bisect_left(ords, self.min_samples),
+            [ordinal for ordinal, _ in scope.bad],
+            offsets if isinstance(offsets, list) else list(offsets),
+            first,
+            window,
+            bisect_left(offsets, self.min_samples - first),
             tuple(float(bound) for bound, _ in levels),
             active,
             scope.run,
-            scope.run > 0 and ords[0] == scope.seen + 1,
+            scope.run > 0 and offsets[0] == 0,
             0 if self.max_consecutive is None else self.max_consecutive + 1,
         )
         if scanned is None:
             return None
         worst, worst_at, inside, size, longest, longest_at, last_run, after, found = scanned
         if longest > scope.longest:
-            scope.longest, scope.longest_at = longest, ords[longest_at]
+            scope.longest, scope.longest_at = longest, first + offsets[longest_at]
             self.longest_where = where_of(offsets[longest_at])
         if worst > scope.worst:
-            scope.worst, scope.worst_at = worst, (ords[worst_at], inside, size)
+            scope.worst, scope.worst_at = worst, (first + offsets[worst_at], inside, size)
         for (_, level), state in zip(levels, after, strict=True):
             if level == "breach":
                 scope.breached = state
             else:
                 scope.warned = state
-        scope.run = last_run if ords[-1] == scope.seen + count else 0
+        scope.run = last_run if offsets[-1] == count - 1 else 0
         events = []
-        for k, order, bad, window, first, run in found:
-            rule, level = (
-                ("budget-consecutive-masked", "breach") if not order else ("budget-masked-rate", levels[order - 1][1])
-            )
-            kinds = Counter(all_labels[first : carried + k + 1])
-            events.append(
-                self._event(rule, level, None, bad / window, bad, window, run, kinds, where_of(offsets[k]), ords[k])
-            )
+        for k, order, bad, size, start, run in found:
+            if order:
+                rule, level = "budget-masked-rate", levels[order - 1][1]
+            else:
+                rule, level = "budget-consecutive-masked", "breach"
+            kinds = Counter(all_labels[start : carried + k + 1])
+            where = where_of(offsets[k])
+            events.append(self._event(rule, level, None, bad / size, bad, size, run, kinds, where, first + offsets[k]))
+        # The masked rollouts still in the window after the run: (ordinal, label), as record() keeps them.
+        floor = base + count - window
+        kept = [entry for entry in scope.bad if entry[0] > floor]
+        tail = bisect_left(offsets, count - window) if count > window else 0
+        kept += zip(map(add, offsets[tail:], repeat(first)), labels[tail:], strict=True)
+        scope.bad = deque(kept)
+        scope.seen = base + count
         return events
 
     def _judge(

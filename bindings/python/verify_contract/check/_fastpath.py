@@ -267,8 +267,9 @@ WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[t
 
 
 def window_scan(
-    ords: list[int],
-    carried: int,
+    carried: list[int],
+    offsets: list[int],
+    first: int,
     window: int,
     judged: int,
     bounds: tuple[float, ...],
@@ -282,7 +283,7 @@ def window_scan(
     if _native is None:
         return None
     result: WindowScan = _native.window_scan(
-        ords, carried, window, judged, bounds, active, carried_run, follows_carried, limit
+        carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit
     )
     return result
 

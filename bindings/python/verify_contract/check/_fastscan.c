@@ -1764,11 +1764,13 @@ done:
 }
 
 PyDoc_STRVAR(window_scan_doc,
-             "window_scan(ords, carried, window, judged, bounds, active, carried_run, follows_carried, limit)\n"
+             "window_scan(carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried,\n"
+             "            limit)\n"
              "    -> (worst, worst_at, worst_inside, worst_size, longest, longest_at, last_run, active, events)\n\n"
              "The failure budget's sliding windows over a run of masked or failed rollouts (budget.record_run).\n"
-             "ords lists the ordinals of the masked or failed rollouts still in the window (the first carried\n"
-             "of them) then of the run's, increasing. For each of the run's (k from 0) the window is the last\n"
+             "The ordinals of the masked or failed rollouts, increasing: carried lists those still in the window\n"
+             "before the run, offsets the run's (its k-th has the ordinal first + offsets[k]). For each of the\n"
+             "run's (k from 0) the window is the last\n"
              "`window` rollouts up to it, its rate the masked ones in it over min(window, ordinal); its run is\n"
              "the consecutive masked rollouts ending at it (carried_run before the first when follows_carried).\n"
              "Windows from k = judged on are judged: worst, worst_at, worst_inside, worst_size are the highest\n"
@@ -1777,19 +1779,22 @@ PyDoc_STRVAR(window_scan_doc,
              "the first judged one); active comes back as each level's state after the last judged window.\n"
              "longest, longest_at and last_run: the longest run, the first k that ends it, the run at the last\n"
              "k. events lists (k, order, inside, size, start, run), ordered by k then order: order 0 when the\n"
-             "run reaches limit (0: no limit), 1 + i when the window enters level i; start is the index in ords\n"
-             "of the window's first masked rollout.");
+             "run reaches limit (0: no limit), 1 + i when the window enters level i; start is the index of the\n"
+             "window's first masked rollout among carried then the run's.");
 
 static PyObject *window_scan(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *ords, *bounds_arg, *active_arg;
-    Py_ssize_t carried, window, judged, carried_run, limit;
+    PyObject *carried_list, *offsets, *bounds_arg, *active_arg;
+    Py_ssize_t window, judged, carried_run, limit;
+    long long first;
     int follows_carried;
-    if (!PyArg_ParseTuple(args, "O!nnnO!O!npn", &PyList_Type, &ords, &carried, &window, &judged, &PyTuple_Type,
-                          &bounds_arg, &PyTuple_Type, &active_arg, &carried_run, &follows_carried, &limit))
+    if (!PyArg_ParseTuple(args, "O!O!LnnO!O!npn", &PyList_Type, &carried_list, &PyList_Type, &offsets, &first,
+                          &window, &judged, &PyTuple_Type, &bounds_arg, &PyTuple_Type, &active_arg, &carried_run,
+                          &follows_carried, &limit))
         return NULL;
-    Py_ssize_t total = PyList_GET_SIZE(ords), nb = PyTuple_GET_SIZE(bounds_arg);
-    if (carried < 0 || carried > total || window < 1 || nb > 8 || PyTuple_GET_SIZE(active_arg) != nb) {
+    Py_ssize_t carried = PyList_GET_SIZE(carried_list), total = carried + PyList_GET_SIZE(offsets);
+    Py_ssize_t nb = PyTuple_GET_SIZE(bounds_arg);
+    if (window < 1 || nb > 8 || PyTuple_GET_SIZE(active_arg) != nb) {
         PyErr_SetString(PyExc_ValueError, "window_scan: bad arguments");
         return NULL;
     }
@@ -1805,8 +1810,10 @@ static PyObject *window_scan(PyObject *self, PyObject *args) {
     long long *o = PyMem_Malloc(sizeof(long long) * (size_t)(total ? total : 1));
     if (!o || !events) goto fail;
     for (Py_ssize_t i = 0; i < total; i++) {
-        o[i] = PyLong_AsLongLong(PyList_GET_ITEM(ords, i));
+        PyObject *item = i < carried ? PyList_GET_ITEM(carried_list, i) : PyList_GET_ITEM(offsets, i - carried);
+        o[i] = PyLong_AsLongLong(item);
         if (o[i] == -1 && PyErr_Occurred()) goto fail;
+        if (i >= carried) o[i] += first;
     }
     double worst = -1.0;
     Py_ssize_t worst_at = -1, worst_inside = 0, worst_size = 0, start = 0, longest = 1, longest_at = 0;
