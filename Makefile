@@ -6,10 +6,10 @@ LANGUAGES := typescript go rust
 
 # GYM_ORACLE=0 skips the real-Gym tier inside `make test` (it needs a CPython 3.13; see .ci/run).
 GYM_ORACLE ?= 1
-# pytest-xdist workers for `make test` and `make check` (one per core); a file's tests share a worker
-# (tests/conftest.py). WORKERS=0 runs in one process.
+# pytest-xdist workers for `make test` and `make check` (one per core). A file's tests share a worker, so that a
+# module fixture (a server, a local Ray, a build) starts once; WORKERS=0 runs in one process.
 WORKERS ?= auto
-XDIST := -n $(WORKERS) --dist loadgroup
+XDIST := -n $(WORKERS) --dist loadfile
 
 .PHONY: setup demo test check test-python generate lint fuzz fuzz-c
 

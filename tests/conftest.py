@@ -39,17 +39,8 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
 }
 
 
-# Under pytest-xdist (`make check`, `make test`: --dist loadgroup) a file's tests share one worker, so that a
-# module fixture (a server, a Ray, a build) starts once; files that start a local Ray share one worker, and so do
-# the Gym oracle's files (they build the same virtual environments under .cache/gym-oracle).
-SHARED_WORKER = {"test_check_ray.py": "ray", "test_docs_examples.py": "ray", "gym_oracle": "gym_oracle"}
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        relative = item.path.relative_to(TESTS)
-        for part in relative.parts:
+        for part in item.path.relative_to(TESTS).parts:
             for name in FILE_MARKERS.get(part, ()):
                 item.add_marker(name)
-        shared = [SHARED_WORKER[part] for part in relative.parts if part in SHARED_WORKER]
-        item.add_marker(pytest.mark.xdist_group(shared[0] if shared else relative.as_posix()))
