@@ -6,6 +6,10 @@ LANGUAGES := typescript go rust
 
 # GYM_ORACLE=0 skips the real-Gym tier inside `make test` (it needs a CPython 3.13; see .ci/run).
 GYM_ORACLE ?= 1
+# pytest-xdist workers for `make test` and `make check` (one per core). A file's tests share a worker, so that a
+# module fixture (a server, a local Ray, a build) starts once; WORKERS=0 runs in one process.
+WORKERS ?= auto
+XDIST := -n $(WORKERS) --dist loadfile
 
 .PHONY: setup demo test check test-python generate lint fuzz fuzz-c
 
@@ -34,13 +38,14 @@ test: setup lint
 	@for lang in $(LANGUAGES); do \
 		if [ -f bindings/$$lang/ci.sh ]; then echo "== $$lang"; bash bindings/$$lang/ci.sh || exit 1; fi; \
 	done
-	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=$(GYM_ORACLE) $(PY) -m pytest
+	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=$(GYM_ORACLE) $(PY) -m pytest $(XDIST)
 
-# The quick loop: lint and every test but the slow ones (the change and release drills, the differential fuzzer's
-# CI run, the packages built for each language, moto and Ray, the Gym oracle tier); no language setup.
+# The quick loop: lint and every test without a marker of pyproject.toml (tests/conftest.py applies them): no
+# language toolchain (Go, Rust, Node, Java, the C compiler's builds), no fuzzer, no real Gym, no drill, nothing
+# slow (moto, Ray, fresh virtual environments); no language setup. `make test` runs these too.
+QUICK := not (toolchain or fuzz or oracle or drill or slow)
 check: setup lint
-	VERIFY_CONTRACT_GYM_ORACLE=0 $(PY) -m pytest -q -m "not slow and not drill and not change_drill" \
-		--ignore=tests/test_fuzz_differential.py --ignore=tests/test_packages.py --ignore=tests/gym_oracle
+	$(PY) -m pytest -q $(XDIST) -m "$(QUICK)"
 
 # The differential fuzzer's long run (the CI-sized run, 20,000 documents, is part of `make test`).
 # Needs the conformance runners that `make test` builds. FUZZ_SEED and FUZZ_COUNT pick the run.

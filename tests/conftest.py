@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 from verify_contract.vectors import Vector, load_vectors
 
@@ -14,3 +17,30 @@ VECTORS: list[Vector] = load_vectors()
 
 def vector_ids(vectors: list[Vector]) -> list[str]:
     return [v.id for v in vectors]
+
+
+# What each test file is, in the markers pyproject.toml declares: `make check` leaves out the tests that need a
+# language toolchain, the fuzzers, the real Gym, the drills and multi-second services (`make test` runs them
+# all). A file of one kind is marked here; a file of mixed kinds marks its own tests.
+TESTS = Path(__file__).resolve().parent
+FILE_MARKERS: dict[str, tuple[str, ...]] = {
+    "test_build_hook.py": ("toolchain",),
+    "test_change_drill.py": ("drill", "change_drill"),
+    "test_check_ray.py": ("slow",),
+    "test_check_remote.py": ("slow",),
+    "test_cross_language.py": ("toolchain",),
+    "test_fastscan_fuzz.py": ("fuzz", "toolchain"),
+    "test_fuzz_differential.py": ("fuzz", "toolchain"),
+    "test_generate_toolchains.py": ("toolchain",),
+    "test_middleware_bench.py": ("slow",),
+    "test_packages.py": ("toolchain", "slow"),
+    "test_release_drill.py": ("drill", "release_drill"),
+    "gym_oracle": ("oracle", "slow"),
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for part in item.path.relative_to(TESTS).parts:
+            for name in FILE_MARKERS.get(part, ()):
+                item.add_marker(name)

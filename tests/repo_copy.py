@@ -13,10 +13,12 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from build_dirs import CARGO_TARGET, ROOT, cargo_lock
+
 NOT_COPIED = (".git", ".venv", "node_modules", "target", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache")
 NOT_COPIED += ("dist", "dist-test")  # build output of the bindings
 NOT_COPIED += (".cache",)  # the Gym oracle's venvs (tests/gym_oracle), gigabytes the drills never read
+NOT_COPIED += ("build",)  # the tests' builds (tests/build_dirs.py) and fuzz corpora
 BUILT_BINARIES = Path("bindings/go/bin")  # Go's build output (bindings/rust/src/bin is source)
 
 
@@ -33,18 +35,18 @@ def _ignore(root: Path) -> Callable[[str, list[str]], set[str]]:
 
 
 def copy_repository(copy: Path, *, with_builds: bool = False) -> Path:
-    """The repository's sources copied to ``copy``; ``with_builds`` copies node_modules and the Rust build."""
+    """The repository's sources copied to ``copy``; ``with_builds`` copies node_modules and the Cargo target."""
     shutil.copytree(ROOT, copy, ignore=_ignore(ROOT))
     if with_builds:
         modules = ROOT / "bindings" / "typescript" / "node_modules"
         if modules.is_dir():
             # A copy, not a symlink: a binding's ci.sh runs `npm ci`, which empties node_modules first.
             shutil.copytree(modules, copy / "bindings" / "typescript" / "node_modules", symlinks=True)
-        target = ROOT / "bindings" / "rust" / "target"
-        if target.is_dir():
+        if CARGO_TARGET.is_dir():
             # The crates' builds from `make test`'s ci.sh run: a build in the copy compiles only what changed
             # (minutes saved), and the copy keeps the repository's own build untouched.
-            shutil.copytree(target, copy / "bindings" / "rust" / "target", symlinks=True)
+            with cargo_lock():
+                shutil.copytree(CARGO_TARGET, copy / CARGO_TARGET.relative_to(ROOT), symlinks=True)
     return copy
 
 

@@ -36,8 +36,6 @@ from corpus_lines import model_lines
 from drill_model import CASES, DEPRECATED_KIND, GYM_REQUIRED, LATEST, NEW_FIELDS, NEW_KIND, NEXT, documents, next_schema
 from repo_copy import ROOT, copy_repository, not_copied, run_in
 
-pytestmark = pytest.mark.change_drill
-
 # What a maintainer may edit by hand for a contract change (README/docs prose aside).
 HAND_EDITABLE = ("schema/", "vectors/", "CHANGELOG.md", "SPEC.md")
 INVALID_CASES = sum(not valid for _, _, valid in CASES)

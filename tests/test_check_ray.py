@@ -28,7 +28,6 @@ from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
 from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
 
 ray = pytest.importorskip("ray", reason="the [ray] extra (the test extra installs it)")
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

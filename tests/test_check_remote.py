@@ -21,7 +21,6 @@ from verify_contract.check._run import CheckOptions, check_paths
 from object_store import BUCKET, S3, assert_same_report, closed_port, renamed, s3_server, write_corpus
 
 pytest.importorskip("s3fs", reason="the [s3] extra (the test extra installs it)")
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -23,13 +23,14 @@ from verify_contract.findings import RULES, Severity
 from verify_contract.reference._jsonio import json_equal
 from verify_contract.vectors import Vector
 
+from build_dirs import RUST_RUNNER
 from conftest import VECTORS
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNERS: dict[str, list[str]] = {
     "typescript": ["node", "bindings/typescript/dist/conformance.js", "vectors"],
     "go": ["bindings/go/bin/conformance", "vectors"],
-    "rust": ["bindings/rust/target/release/conformance", "vectors"],
+    "rust": [str(RUST_RUNNER.relative_to(ROOT)), "vectors"],
 }
 # `make test` sets this, so that a runner that was not built fails CI instead of skipping.
 REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"

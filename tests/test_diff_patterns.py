@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import regress
 
+from verify_contract.diff import patterns
 from verify_contract.diff.patterns import Inclusion, accepts_every_string, automaton, compare_patterns
 
 ATOMS = ["a", "b", "x", ".", "[ab]", "[^a]", "\\d", "[a-x]", "\\.", "1"]
@@ -53,7 +55,7 @@ PATTERNS = [random_pattern(random.Random(seed)) for seed in range(100)]
 def test_translation_accepts_what_ecma_262_matches(pattern: str) -> None:
     built = automaton(pattern)
     if built is None:
-        pytest.skip("automaton work over the time budget (the differ reports such a change as unknown)")
+        pytest.skip("automaton work over the state budget (the differ reports such a change as unknown)")
     wrong = [s for s in SAMPLES if built.accepts(s) != (s in ecma_language(pattern))]
     assert not wrong, wrong[:5]
 
@@ -80,11 +82,24 @@ def test_most_fuzzed_patterns_are_decided() -> None:
     assert sum(automaton(p) is not None for p in PATTERNS) >= 0.9 * len(PATTERNS)
 
 
+NESTED = "(?:[^a]+|([a-x]{0,2})*(1?\\d{2}|.+x\\d{2}){2})?(?:.{2}[a-x]?|[ab]?)+1{2}$"
+
+
 def test_automaton_blow_up_is_refused_not_waited_for() -> None:
     assert compare_patterns("a.{20}", "a.{21}") is Inclusion.UNKNOWN
-    nested = "(?:[^a]+|([a-x]{0,2})*(1?\\d{2}|.+x\\d{2}){2})?(?:.{2}[a-x]?|[ab]?)+1{2}$"
-    assert compare_patterns(nested, "^1$") is Inclusion.UNKNOWN
+    assert compare_patterns(NESTED, "^1$") is Inclusion.UNKNOWN
     assert compare_patterns("^a.{0,20}$", "^a.{20}$") is Inclusion.NARROWER
+
+
+def test_the_budget_counts_states_not_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same verdicts in any thread, and the budget is what refuses the blow-up (a larger one decides it)."""
+    pairs = [(NESTED, "^1$"), ("^a.{0,20}$", "^a.{20}$"), (PATTERNS[0], PATTERNS[1])]
+    with ThreadPoolExecutor(1) as pool:
+        assert list(pool.map(lambda pair: compare_patterns(*pair), pairs)) == [compare_patterns(*p) for p in pairs]
+    costly = "^(([ab]{0,2}x|[a-x]*b[^a])\\d+[ab]+|[^a])1+(?:(?:[^a]{2}.*\\.+|[a-x]1*))+$"  # 8,841 states
+    assert automaton(costly) is None
+    monkeypatch.setattr(patterns, "STATE_BUDGET", 5 * patterns.STATE_BUDGET)
+    assert automaton(costly) is not None
 
 
 @pytest.mark.parametrize(

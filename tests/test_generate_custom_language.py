@@ -130,6 +130,7 @@ public final class Main {{
 """
 
 
+@pytest.mark.toolchain
 def test_java_example_compiles_and_reads_the_mask(tmp_path: Path) -> None:
     for tool in ("javac", "java"):
         if shutil.which(tool) is None:

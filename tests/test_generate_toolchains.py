@@ -31,6 +31,7 @@ from verify_contract.contract._versions import CONTRACT_VERSIONS
 from verify_contract.reference._jsonio import json_equal
 
 from big_numbers import BIG_NUMBERS, same_numbers
+from build_dirs import CARGO_TARGET, cargo_lock, keep
 from conftest import VECTORS
 from drill_model import NEXT, documents, next_version_data
 
@@ -40,9 +41,8 @@ REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
 COMBOS = [(v, p) for v in [*CONTRACT_VERSIONS, NEXT] for p in ("core", "gym")]
 DRILL = next_version_data()
 TSC = ROOT / "bindings" / "typescript" / "node_modules" / ".bin" / "tsc"
-# The Rust project reuses the repository binding's pinned crates (its Cargo.lock) and build directory.
+# The Rust project reuses the repository binding's pinned crates (its Cargo.lock) and the shared target directory.
 RUST_LOCK = ROOT / "bindings" / "rust" / "Cargo.lock"
-RUST_TARGET = ROOT / "bindings" / "rust" / "target" / "generated-downstream"
 
 
 def module(version: str, profile: str) -> str:
@@ -426,8 +426,9 @@ def rust_downstream(directory: Path, beside_the_crate: bool = False) -> list[str
     (src / "main.rs").write_text(main_rs)
     generated = [str(p) for p in src.glob("*.rs") if p.name != "main.rs"]
     run(["rustfmt", "--check", "--edition", "2021", *generated], directory)
-    run(["cargo", "build", "--quiet"], directory, CARGO_TARGET_DIR=str(RUST_TARGET))
-    return [str(RUST_TARGET / "debug" / name)]
+    with cargo_lock() as target:
+        run(["cargo", "build", "--quiet"], directory, CARGO_TARGET_DIR=str(target))
+        return [str(keep(target / "debug" / name, directory))]
 
 
 def test_rust_downstream_builds_and_runs_every_vector(tmp_path: Path) -> None:
@@ -549,4 +550,4 @@ def test_rust_generated_code_is_clippy_clean(tmp_path: Path) -> None:
     calls = "\n".join(f'    let _ = {module(v, p)}::decode("{{}}");' for v, p in combos)
     (src / "main.rs").write_text(f"#![allow(dead_code)]\n{mods}\n\nfn main() {{\n{calls}\n}}\n")
     lints = ["--", "-D", "warnings"]
-    run(["cargo", "clippy", "--quiet", *lints], tmp_path, CARGO_TARGET_DIR=str(RUST_TARGET))
+    run(["cargo", "clippy", "--quiet", *lints], tmp_path, CARGO_TARGET_DIR=str(CARGO_TARGET))

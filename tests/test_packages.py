@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from build_dirs import cargo_lock
 from markdown_blocks import ROOT, blocks
 
 REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
@@ -186,12 +187,14 @@ def test_rust_crate_packages_and_builds_as_a_dependency(tmp_path: Path) -> None:
     manifest = (crate / "Cargo.toml").read_text()
     assert 'version = "=' not in manifest  # semver-compatible: a consumer's own pins resolve
     assert "publish = false" not in manifest
-    # One target directory with the binding's own build (ci.sh): dependencies compile once.
-    env = {"CARGO_TARGET_DIR": str(crate / "target")}
-    run([cargo, "package", "--allow-dirty", "--offline"], cwd=crate, env=env)  # builds the packaged crate
-    (packaged,) = (crate / "target" / "package").glob(f"verify-contract-{VERSION}.crate")
-    with tarfile.open(packaged) as archive:
-        archive.extractall(tmp_path / "crates", filter="data")
+    # The shared target directory (tests/build_dirs.py), with the binding's own build: dependencies compile once.
+    # Held while packaging: the verification build writes programs another test builds and runs.
+    with cargo_lock() as target:
+        env = {"CARGO_TARGET_DIR": str(target)}
+        run([cargo, "package", "--allow-dirty", "--offline"], cwd=crate, env=env)  # builds the packaged crate
+        (packaged,) = (target / "package").glob(f"verify-contract-{VERSION}.crate")
+        with tarfile.open(packaged) as archive:
+            archive.extractall(tmp_path / "crates", filter="data")
     unpacked = tmp_path / "crates" / f"verify-contract-{VERSION}"
     assert (unpacked / "LICENSE").is_file() and (unpacked / "src" / "generated").is_dir()
     project = tmp_path / "consumer"

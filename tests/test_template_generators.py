@@ -26,6 +26,7 @@ from generators.registry import FailureKind
 from verify_contract.codegen import Request, render
 from verify_contract.reference._jsonio import json_equal
 
+from build_dirs import cargo_lock, keep
 from drill_model import GYM_REQUIRED, NEW_FIELDS, NEXT, documents, next_version_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,6 +133,7 @@ def _judge(output: str) -> None:
     assert wrong == []
 
 
+@pytest.mark.toolchain
 def test_repository_go_binding_builds_and_agrees(next_version: Any, tmp_path: Path) -> None:
     if shutil.which("go") is None:
         if REQUIRE_ALL:
@@ -149,6 +151,7 @@ def test_repository_go_binding_builds_and_agrees(next_version: Any, tmp_path: Pa
     _judge(done.stdout)
 
 
+@pytest.mark.toolchain
 def test_repository_rust_binding_builds_and_agrees(next_version: Any, tmp_path: Path) -> None:
     if shutil.which("cargo") is None:
         if REQUIRE_ALL:
@@ -157,16 +160,15 @@ def test_repository_rust_binding_builds_and_agrees(next_version: Any, tmp_path: 
     bundles, kinds, models = next_version
     rust = _copy_binding("rust", tmp_path / "rust")
     _write(rust_bindings.artifacts(bundles, kinds, models), rust_bindings.RUST_DIR, rust)
-    target = ROOT / "bindings" / "rust" / "target" / "template-drill"
-    env = {**os.environ, "CARGO_TARGET_DIR": str(target)}
     subprocess.run(["cargo", "fmt", "--check"], cwd=rust, check=True, capture_output=True)
+    with cargo_lock() as target:
+        build = ["cargo", "build", "--quiet", "--locked", "--bin", "conformance"]
+        built = subprocess.run(
+            build, cwd=rust, capture_output=True, text=True, env={**os.environ, "CARGO_TARGET_DIR": str(target)}
+        )
+        assert built.returncode == 0, built.stderr[-3000:]
+        runner = keep(target / "debug" / "conformance", tmp_path)
     _vector_file(tmp_path / "vectors")
-    done = subprocess.run(
-        ["cargo", "run", "--quiet", "--locked", "--bin", "conformance", "--", str(tmp_path / "vectors")],
-        cwd=rust,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    done = subprocess.run([runner, tmp_path / "vectors"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     _judge(done.stdout)

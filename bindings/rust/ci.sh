@@ -3,8 +3,10 @@
 # and build the conformance runner that tests/test_cross_language.py executes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-# The cross-language test runs target/release/conformance from here, whatever the caller's setting.
-export CARGO_TARGET_DIR="$PWD/target"
+# Every Rust build of the repository shares one target directory, build/cargo (gitignored), so the dependency
+# tree compiles once; the cross-language test runs build/cargo/release/conformance, whatever the caller's setting.
+CARGO_TARGET_DIR="$(cd ../.. && pwd)/build/cargo"
+export CARGO_TARGET_DIR
 
 cargo fetch --locked
 cargo fmt --check

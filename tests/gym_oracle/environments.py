@@ -13,6 +13,7 @@ and installed with `--no-deps` so the environment is the same on every machine.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -85,7 +86,17 @@ def _fingerprint(release: str, python: str) -> str:
 
 
 def gym_python(release: str, python: str) -> Path:
-    """The interpreter of the cached environment for one release, building it first if it is missing or stale."""
+    """The interpreter of the cached environment for one release, building it first if it is missing or stale.
+
+    Under a lock: the oracle's test files, on parallel test workers, build each environment once.
+    """
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"nemo-gym-{release}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _built(release, python)
+
+
+def _built(release: str, python: str) -> Path:
     home = CACHE / f"nemo-gym-{release}"
     interpreter = home / "bin" / "python"
     stamp = home / "oracle-fingerprint"

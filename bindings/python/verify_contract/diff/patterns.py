@@ -5,22 +5,23 @@ The pattern is translated to a whole-string language interegular can build (a le
 are dropped, otherwise ``[\\s\\S]*`` is added on that side; ``.`` becomes ECMA's "not a line terminator").
 Anything whose ECMA-262 meaning the translation cannot reproduce (lookarounds, backreferences, word boundaries,
 ``\\s``, anchors elsewhere, Python-only syntax) is **unknown**, and so is a pattern whose automaton could blow
-up (a bounded repetition after an unanchored start, or more than TIME_BUDGET seconds of automaton work): the
-caller then reports the change as breaking both ways.
+up (a bounded repetition after an unanchored start, or more than STATE_BUDGET automaton states built for one
+question): the caller then reports the change as breaking both ways. The budget counts states, not seconds, so
+a verdict is the same on every machine, under any load and in any thread.
 interegular was chosen over greenery by measurement (docs/compatibility.md, "Patterns").
 """
 
 from __future__ import annotations
 
 import re
-import signal
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from enum import Enum
 from functools import cache
 from typing import Any
 
+import interegular.fsm
 from interegular import parse_pattern
 
 ANY_STRING = r"[\s\S]*"
@@ -29,8 +30,9 @@ NOT_LINE_TERMINATOR = "[^\n\r\u2028\u2029]"  # real characters: interegular has 
 REFUSED_ESCAPES = set("bBsSpPkcu0123456789")
 MAX_UNANCHORED_REPEAT = 8
 MAX_REPEAT = 256
-TIME_BUDGET = 2.0
-"""Seconds of automaton work per comparison; realistic identifier patterns need 3-50 ms."""
+STATE_BUDGET = 2_000
+"""Automaton states one comparison may build, over every intermediate automaton; realistic identifier patterns
+build fewer than 200."""
 REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
@@ -96,30 +98,75 @@ def _repeats_bounded(body: str, *, unanchored: bool) -> bool:
     return True
 
 
-class _OutOfTime(BaseException):
-    """Raised by the alarm inside interegular; a BaseException so that no ``except Exception`` swallows it."""
+class _OverBudget(BaseException):
+    """Raised inside interegular's crawl; a BaseException so that no ``except Exception`` swallows it."""
+
+
+_states_left: ContextVar[list[int] | None] = ContextVar("_states_left", default=None)
 
 
 @contextmanager
-def _time_budget(seconds: float) -> Iterator[None]:
-    """Interrupt automaton work after ``seconds`` (nested quantifiers can make it exponential).
-
-    Only the main thread can be interrupted (POSIX alarm); elsewhere nothing is attempted and the caller
-    treats every changed pattern as unknown.
-    """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        raise _OutOfTime
-
-    def _expire(signum: int, frame: Any) -> None:
-        raise _OutOfTime
-
-    previous = signal.signal(signal.SIGALRM, _expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+def _state_budget(states: int) -> Iterator[None]:
+    """Stop the automaton work of the block once it has built ``states`` states (nested quantifiers can make
+    it exponential)."""
+    token = _states_left.set([states])
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _states_left.reset(token)
+
+
+def _hashable(state: Any) -> Any:
+    """A crawl state as a dictionary key, equal where the original's list search found states equal: the product
+    and complement states are dicts, the initial states of star and repetition sets."""
+    if isinstance(state, dict):
+        return frozenset(state.items())
+    return frozenset(state) if isinstance(state, set) else state
+
+
+def _budgeted_crawl(alphabet: Any, initial: Any, final: Callable[[Any], Any], follow: Callable[[Any, Any], Any]) -> Any:
+    """interegular's ``crawl`` (every automaton it builds goes through it), charging each new state to the budget.
+
+    The same automaton, numbered the same way, as the original; a state is found by hashing rather than by a
+    search of the list (which made the original quadratic in the number of states).
+    """
+    left = _states_left.get()
+    states = [initial]
+    numbers = {_hashable(initial): 0}
+    finals = set()
+    transitions: dict[int, dict[Any, int]] = {}
+    i = 0
+    while i < len(states):
+        if left is not None:
+            left[0] -= 1
+            if left[0] < 0:
+                raise _OverBudget
+        state = states[i]
+        if final(state):
+            finals.add(i)
+        transitions[i] = {}
+        for transition in alphabet.by_transition:
+            try:
+                following = follow(state, transition)
+            except interegular.fsm.OblivionError:
+                continue
+            j = numbers.setdefault(_hashable(following), len(states))
+            if j == len(states):
+                states.append(following)
+            transitions[i][transition] = j
+        i += 1
+    return interegular.fsm.FSM(
+        alphabet=alphabet,
+        states=range(len(states)),
+        initial=0,
+        finals=finals,
+        map=transitions,
+        __no_validation__=True,
+    )
+
+
+# interegular (pinned) calls its module-level crawl by name from every FSM operation: the one place to count.
+interegular.fsm.crawl = _budgeted_crawl
 
 
 @cache
@@ -134,20 +181,20 @@ def _automaton(pattern: str) -> Any:
 
 
 def automaton(pattern: str) -> Any:
-    """The whole-string automaton of an ECMA-262 pattern, or None when unknown (or out of time)."""
+    """The whole-string automaton of an ECMA-262 pattern, or None when unknown (or over the state budget)."""
     try:
-        with _time_budget(TIME_BUDGET):
+        with _state_budget(STATE_BUDGET):
             return _automaton(pattern)
-    except _OutOfTime:
+    except _OverBudget:
         return None
 
 
 def compare_patterns(old: str, new: str) -> Inclusion:
     """How the strings accepted by ``new`` relate to those accepted by ``old``."""
     try:
-        with _time_budget(TIME_BUDGET):
+        with _state_budget(STATE_BUDGET):
             return _compare(_automaton(old), _automaton(new))
-    except _OutOfTime:
+    except _OverBudget:
         return Inclusion.UNKNOWN
 
 
