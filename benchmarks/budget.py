@@ -6,8 +6,11 @@
    budget time / plain time (target: at most 1.10 for the budget without groups).
 2. In process: ``FailureBudget.observe`` per document against ``orjson.loads`` of the same line (the cheapest
    thing a trainer loop already does per rollout).
+3. With ``--instructions N`` (needs valgrind): the instructions both whole processes execute on the first N
+   lines of the small corpus, under callgrind with a fixed hash seed: the same numbers on every run, for a
+   machine too noisy to time (the check's own share is the count less that of a one-line input).
 
-    python benchmarks/budget.py [--scale 1.0] [--reps 7]
+    python benchmarks/budget.py [--scale 1.0] [--reps 7] [--instructions 100000]
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -46,6 +51,45 @@ def whole_process(path: Path, flags: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def instructions(path: Path, flags: list[str], workdir: Path) -> int:
+    """Instructions the whole process executes (callgrind's total), with a fixed hash seed."""
+    out = workdir / "callgrind.out"
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--callgrind-out-file={out}",
+        sys.executable,
+        "-m",
+        "verify_contract",
+        "check",
+        str(path),
+        "--no-progress",
+        *flags,
+    ]
+    environment = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"callgrind gave no count: {done.stderr[-300:]}")
+    return int(found.group(1))
+
+
+def instruction_rows(workdir: Path, lines: int, variants: dict[str, list[str]]) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    source = corpus(workdir, "small", SMALL_LINES)
+    sample, one = workdir / f"budget-sample-{lines}.jsonl", workdir / "budget-one.jsonl"
+    with source.open("rb") as stream:
+        sample.write_bytes(b"".join(line for _, line in zip(range(lines), stream, strict=False)))
+    one.write_bytes(sample.read_bytes().split(b"\n", 1)[0] + b"\n")
+    print(f"\n| variant | instructions, {lines:,} lines | less a one-line run | ratio to plain |")
+    print("|---|---:|---:|---:|")
+    totals = {name: instructions(sample, flags, workdir) for name, flags in variants.items()}
+    counts = {name: totals[name] - instructions(one, flags, workdir) for name, flags in variants.items()}
+    for name in variants:
+        print(f"| {name} | {totals[name]:,} | {counts[name]:,} | {counts[name] / counts['plain']:.3f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
@@ -54,6 +98,7 @@ def main() -> None:
         "--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "verify-contract-bench"
     )
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    parser.add_argument("--instructions", type=int, metavar="LINES", help="count instructions instead (valgrind)")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -62,6 +107,9 @@ def main() -> None:
         "budget": ["--max-masked", "0.2"],
         "budget + group": ["--max-masked", "0.2", "--group-by", "failure_kind"],
     }
+    if args.instructions:
+        instruction_rows(args.workdir, args.instructions, {name: variants[name] for name in ("plain", "budget")})
+        return
     print("| corpus | variant | median s | ratio to plain |")
     print("|---|---|---:|---:|")
     for size, lines in (("small", SMALL_LINES), ("large", LARGE_LINES)):
