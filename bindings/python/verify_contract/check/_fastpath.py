@@ -15,20 +15,17 @@ the line to the reference, or decline the whole version: it never calls clean wh
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from functools import cache
-from types import ModuleType
 
 from verify_contract.contract._model import Field, ResolvedModel, contract_model
 from verify_contract.contract._versions import Profile, check_profile, check_version
 from verify_contract.reference._mask import MASK_ROLES
 
-_native: ModuleType | None
-try:
-    _native = importlib.import_module("verify_contract.check._fastscan")
+try:  # typed by _fastscan.pyi
+    from verify_contract.check import _fastscan as _native
 except ImportError:  # no C compiler when the package was installed
-    _native = None
+    _native = None  # type: ignore[assignment]
 
 STATUS_BLANK = 0
 # The C scanner's own bytes; without it only _slow_scan writes them, and any distinct values would do.

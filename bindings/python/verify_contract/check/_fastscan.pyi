@@ -1,0 +1,54 @@
+# The compiled pre-check (_fastscan.c): what mypy checks its callers (_fastpath) against. Each function's
+# docstring in the C source says what it returns; keep the two in step when either changes.
+from typing import overload
+
+from typing_extensions import Buffer
+
+STATUS_TEXT: int
+STATUS_CONTRACT: int
+SEM_LEGACY: int
+SEM_KIND: int
+MAX_FIELDS: int
+MAX_DEPTH: int
+CLASS_PLAIN: int
+CLASS_KIND: int
+CLASS_UNSURE: int
+ROLE_MASK: int
+ROLE_LEGACY_MASK: int
+ROLE_KIND: int
+KIND_GRAMMAR: str
+TYPE_BITS: dict[str, int]
+SYNTAX_TAGS: tuple[str, ...]
+CODED_TAGS: tuple[str, ...]
+UTF8_TAGS: tuple[str, ...]
+UTF8_IMPLEMENTATIONS: tuple[str, ...]
+UTF8_IMPLEMENTATION: str
+
+Other = tuple[int, int, int, bytes | None]
+Span = tuple[int, int, int]
+
+@overload
+def scan(buffer: Buffer, fields: Buffer, kinds: Buffer, budget: None = None) -> tuple[bytes, list[Other]]: ...
+@overload
+def scan(
+    buffer: Buffer, fields: Buffer, kinds: Buffer, budget: tuple[bytes, str]
+) -> tuple[bytes, list[Other], list[str | None], list[Span]]: ...
+def count_lines(buffer: Buffer) -> int: ...
+def histogram(buffer: Buffer) -> list[int]: ...
+def utf8_valid(buffer: Buffer, implementation: str) -> bool: ...
+def scatter(target: bytearray, others: list[Other], states: dict[bytes | None, int]) -> None: ...
+def gather(
+    states: Buffer, table: bytes, values: list[str | None]
+) -> tuple[list[int], list[str | None], bytes, int]: ...
+def window_scan(
+    carried: list[int],
+    offsets: list[int],
+    first: int,
+    window: int,
+    judged: int,
+    bounds: tuple[float, ...],
+    active: tuple[bool, ...],
+    carried_run: int,
+    follows_carried: bool,
+    limit: int,
+) -> tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[tuple[int, int, int, int, int, int]]]: ...
