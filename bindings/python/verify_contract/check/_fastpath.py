@@ -215,37 +215,41 @@ def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tup
 
 Span = tuple[int, int, int]
 """(line index, start, end) of a line in its chunk."""
+KnownKinds = tuple[bytes, list[str]]
+"""The lines whose failure kind the pre-check knows: their indices (uint32, native order) and their kinds."""
 
 
 def scan_kinds(
     chunk: bytes, version: str, profile: Profile, fast: bool, reread_member: bytes, no_kind: str
-) -> tuple[bytes, list[Other], list[str | None], list[Span]]:
-    """``scan``, plus a failure kind per line where the compiled scan can say (a line it read whole that is
-    not clean and unmasked: its kind, ``no_kind`` without one; a line whose memo key names a JSON-text
-    defect: ``no_kind``), else None, and the spans of the lines read whole whose kind it leaves to a parse
-    (an escape, or ``reread_member``, a quoted member name that may carry the kind, in the line). The
-    failure budget reads the kinds without parsing the lines. Without the compiled scan every kind is None."""
+) -> tuple[bytes, list[Other], KnownKinds, list[Span]]:
+    """``scan``, plus the failure kinds the compiled scan can say (a line it read whole that is not clean and
+    unmasked: its kind, ``no_kind`` without one; a line whose memo key names a JSON-text defect: ``no_kind``),
+    for ``gather``, and the spans of the lines read whole whose kind it leaves to a parse (an escape, or
+    ``reread_member``, a quoted member name that may carry the kind, in the line). The failure budget reads
+    the kinds without parsing the lines. Without the compiled scan it knows none."""
     table = field_table(version, profile) if fast else None
     if table is None:
         statuses, others = _slow_scan(chunk)
-        return statuses, others, [None] * len(statuses), []
+        return statuses, others, (b"", []), []
     assert _native is not None
-    result: tuple[bytes, list[Other], list[str | None], list[Span]] = _native.scan(
+    result: tuple[bytes, list[Other], KnownKinds, list[Span]] = _native.scan(
         chunk, table, clean_kinds(version), (reread_member, no_kind)
     )
     return result
 
 
 def gather(
-    states: bytes | bytearray, table: bytes, values: list[str | None]
+    states: bytes | bytearray, table: bytes, known: KnownKinds
 ) -> tuple[list[int], list[str | None], bytes, int]:
-    """For each byte of ``states`` whose entry in ``table`` (256 bytes) is not zero, in order: its index,
-    ``values[index]`` and the table's entry (as bytes); and how many of the values picked are None."""
+    """For each byte of ``states`` whose entry in ``table`` (256 bytes) is not zero, in order: its index, its
+    kind in ``known`` (``scan_kinds``'; None where not known) and the table's entry (as bytes); and how many
+    of the kinds picked are None."""
     if _native is not None:
-        found: tuple[list[int], list[str | None], bytes, int] = _native.gather(states, table, values)
-        return found
+        return _native.gather(states, table, known)
+    where, kinds = known
+    kind_of = dict(zip(memoryview(where).cast("I"), kinds, strict=True))
     indices = [index for index, byte in enumerate(states) if table[byte]]
-    picked = [values[index] for index in indices]
+    picked = [kind_of.get(index) for index in indices]
     return indices, picked, bytes(table[states[index]] for index in indices), picked.count(None)
 
 

@@ -1397,11 +1397,12 @@ PyDoc_STRVAR(scan_doc,
              "neither blank nor clean, key being a memo key (bytes) or None.\n"
              "With budget, (member, no_kind): member a quoted member name (bytes) whose presence means a line's\n"
              "failure kind may come from elsewhere than the failure-kind field, the failure budget's view:\n"
-             "line_kinds has an item per line, the failure kind of a line the scan read whole (the field's\n"
-             "string value, or no_kind without the field and the member), no_kind for a line whose memo key\n"
-             "names a defect of its JSON text (it has no document), else None (clean unmasked lines among\n"
-             "them); reread lists (index, start, end) of the lines read whole whose kind it leaves to a parse\n"
-             "(an escape in the kind, or the member name present).");
+             "line_kinds is (where, kinds): where holds the indices (uint32, native order) of the lines whose\n"
+             "failure kind the scan knows, in order, and kinds those kinds: a line it read whole that is not\n"
+             "clean and unmasked (the field's string value, or no_kind without the field and the member), a\n"
+             "line whose memo key names a defect of its JSON text (no_kind: it has no document); reread lists\n"
+             "(index, start, end) of the lines read whole whose kind it leaves to a parse (an escape in the\n"
+             "kind, or the member name present). gather() reads line_kinds.");
 
 /* Failure-kind strings made once per distinct value in a scan: a run has a few kinds, repeated. */
 #define KIND_CACHE 64
@@ -1583,15 +1584,26 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     statuses = PyBytes_FromStringAndSize((const char *)out, index);
     if (!statuses) goto fail;
-    if (kind_of) {
-        line_kinds = PyList_New(index);
-        if (!line_kinds) goto fail;
-        for (Py_ssize_t i = 0; i < index; i++) {
-            PyObject *kind = kind_of[i] ? kind_of[i] : Py_None;
-            if (!kind_of[i]) Py_INCREF(Py_None);
-            kind_of[i] = NULL;
-            PyList_SET_ITEM(line_kinds, i, kind);
+    if (kind_of) { /* (where, kinds): the lines with a known kind, as uint32 indices, and their kinds */
+        Py_ssize_t known = 0;
+        for (Py_ssize_t i = 0; i < index; i++) known += kind_of[i] != NULL;
+        PyObject *where = PyBytes_FromStringAndSize(NULL, known * (Py_ssize_t)sizeof(uint32_t));
+        PyObject *values = where ? PyList_New(known) : NULL;
+        line_kinds = values ? PyTuple_New(2) : NULL;
+        if (!line_kinds) {
+            Py_XDECREF(where);
+            Py_XDECREF(values);
+            goto fail;
         }
+        uint32_t *at = (uint32_t *)PyBytes_AS_STRING(where);
+        for (Py_ssize_t i = 0, k = 0; i < index; i++) {
+            if (!kind_of[i]) continue;
+            at[k] = (uint32_t)i;
+            PyList_SET_ITEM(values, k++, kind_of[i]); /* the reference moves into the list */
+            kind_of[i] = NULL;
+        }
+        PyTuple_SET_ITEM(line_kinds, 0, where);
+        PyTuple_SET_ITEM(line_kinds, 1, values);
         PyMem_Free(kind_of);
         kind_of = NULL;
     }
@@ -1873,24 +1885,27 @@ fail:
     return NULL;
 }
 
-PyDoc_STRVAR(gather_doc, "gather(states, table, values) -> (indices, picked, mapped, unknown)\n\n"
+PyDoc_STRVAR(gather_doc, "gather(states, table, known) -> (indices, picked, mapped, unknown)\n\n"
                           "For each byte of states whose entry in table (256 bytes) is not zero, in order: its\n"
-                          "index, values[index] (values a list as long as states), and the table's entry; and how\n"
-                          "many of the picked values are None.");
+                          "index, its value in known (scan's line_kinds: (where, values), where the indices as\n"
+                          "uint32 in order; None for an index not there) and the table's entry; and how many of\n"
+                          "the values picked are None.");
 
 /* The failure budget's masked and failed lines of a chunk, their kinds and states, in one pass. */
 static PyObject *gather(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer buf, map;
+    Py_buffer buf, map, where;
     PyObject *values, *indices = NULL, *picked = NULL, *mapped = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*O!", &buf, &map, &PyList_Type, &values)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*(y*O!)", &buf, &map, &where, &PyList_Type, &values)) return NULL;
     PyObject *result = NULL;
-    if (map.len != 256 || PyList_GET_SIZE(values) != buf.len) {
-        PyErr_SetString(PyExc_ValueError, "gather: a table of 256 bytes and a value per byte");
+    Py_ssize_t known = where.len / (Py_ssize_t)sizeof(uint32_t);
+    if (map.len != 256 || where.len % (Py_ssize_t)sizeof(uint32_t) || PyList_GET_SIZE(values) != known) {
+        PyErr_SetString(PyExc_ValueError, "gather: a table of 256 bytes and a value per known index");
         goto done;
     }
     const uint8_t *b = (const uint8_t *)buf.buf, *t = (const uint8_t *)map.buf;
-    Py_ssize_t n = 0, unknown = 0;
+    const uint32_t *at = (const uint32_t *)where.buf;
+    Py_ssize_t n = 0, unknown = 0, j = 0;
     for (Py_ssize_t i = 0; i < buf.len; i++) n += t[b[i]] != 0;
     indices = PyList_New(n);
     picked = PyList_New(n);
@@ -1899,12 +1914,13 @@ static PyObject *gather(PyObject *self, PyObject *args) {
     char *m = PyBytes_AS_STRING(mapped);
     for (Py_ssize_t i = 0, k = 0; i < buf.len && k < n; i++) {
         if (!t[b[i]]) continue;
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (!at) goto done;
-        PyObject *value = PyList_GET_ITEM(values, i);
+        PyObject *index = PyLong_FromSsize_t(i);
+        if (!index) goto done;
+        while (j < known && (Py_ssize_t)at[j] < i) j++;
+        PyObject *value = j < known && (Py_ssize_t)at[j] == i ? PyList_GET_ITEM(values, j) : Py_None;
         unknown += value == Py_None;
         Py_INCREF(value);
-        PyList_SET_ITEM(indices, k, at);
+        PyList_SET_ITEM(indices, k, index);
         PyList_SET_ITEM(picked, k, value);
         m[k++] = (char)t[b[i]];
     }
@@ -1915,6 +1931,7 @@ done:
     Py_XDECREF(mapped);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&map);
+    PyBuffer_Release(&where);
     return result;
 }
 

@@ -214,7 +214,7 @@ class LineFacts(FrozenRecord):
     __slots__ = ("statuses", "others", "kinds", "reread", "keyed", "unkeyed")  # noqa: RUF023 (constructor order)
     statuses: bytes
     others: list[fastpath.Other]
-    kinds: list[str | None]
+    kinds: fastpath.KnownKinds
     reread: list[fastpath.Span]
     keyed: tuple[list[bytes], list[Outcome]]
     unkeyed: dict[int, Outcome]
@@ -223,7 +223,7 @@ class LineFacts(FrozenRecord):
         self,
         statuses: bytes,
         others: list[fastpath.Other],
-        kinds: list[str | None],
+        kinds: fastpath.KnownKinds,
         reread: list[fastpath.Span],
         keyed: tuple[list[bytes], list[Outcome]],
         unkeyed: dict[int, Outcome],
