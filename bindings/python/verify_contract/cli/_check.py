@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -175,6 +176,10 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         facts=None if budget is None else budget.spec,
     )
+    # What this process holds so far (the interpreter's objects, the resolved contract) lives for the whole
+    # run: frozen, the collector stops walking it at each older-generation pass (about 5% of a run on the
+    # benchmark corpora, more with a failure budget; benchmarks/README.md). A --jobs child inherits it frozen.
+    gc.freeze()
     show_progress = args.progress if args.progress is not None else sys.stderr.isatty()
     progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
     try:
