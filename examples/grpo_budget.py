@@ -10,6 +10,7 @@ on what is left. Run it on the incident's storm:
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -75,6 +76,6 @@ def train(path: str) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python examples/grpo_budget.py ROLLOUTS.jsonl")
-    sys.exit(train(sys.argv[1]))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("rollouts", help="a JSONL file of verify responses (e.g. examples/storm.py's rollouts.jsonl)")
+    sys.exit(train(parser.parse_args().rollouts))

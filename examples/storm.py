@@ -11,9 +11,9 @@ no row at all. Seeded: the same files every time.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
-import sys
 from pathlib import Path
 
 STEPS, PER_STEP, REPEATS = 20, 64, 4
@@ -75,7 +75,7 @@ def write(directory: Path) -> tuple[Path, Path]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python examples/storm.py DIRECTORY")
-    for path in write(Path(sys.argv[1])):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("directory", type=Path, help="where to write rollouts.jsonl and rollouts_failures.jsonl")
+    for path in write(parser.parse_args().directory):
         print(path)
