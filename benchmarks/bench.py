@@ -65,10 +65,10 @@ from measure import (
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the generators package (the schema bundler) is not installed
 
+import verify_contract.check as check  # noqa: E402
 from generators.bundle import bundle  # noqa: E402
+from verify_contract.check import CheckOptions  # noqa: E402
 from verify_contract.check import _fastpath as fastpath  # noqa: E402
-from verify_contract.check import _run as check  # noqa: E402
-from verify_contract.check._run import CheckOptions  # noqa: E402
 from verify_contract.contract._schemas import FAILURE_KINDS_FILE, schema_document  # noqa: E402
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION  # noqa: E402
 

@@ -129,8 +129,8 @@ def s3_process() -> Iterator[tuple[str, dict[str, Any]]]:
 def s3_rows(paths: list[Path], reps: int, rows: list[dict[str, Any]]) -> None:
     import s3fs
 
+    from verify_contract.check import check_paths, clear_caches
     from verify_contract.check._remote import open_url
-    from verify_contract.check._run import check_paths, clear_caches
 
     megabytes = sum(p.stat().st_size for p in paths) / 1e6
     with s3_process() as (endpoint, storage_options):
@@ -173,8 +173,8 @@ def ray_rows(
     import ray
 
     from verify_contract import ray as engine
+    from verify_contract.check import CheckOptions, check_paths, clear_caches
     from verify_contract.check._inputs import resolve
-    from verify_contract.check._run import CheckOptions, check_paths, clear_caches
 
     megabytes = sum(p.stat().st_size for p in paths) / 1e6
     names = [str(p) for p in paths]

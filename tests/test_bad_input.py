@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from verify_contract.check._run import CheckOptions, check_paths
+from verify_contract.check import CheckOptions, check_paths
 from verify_contract.contract._versions import PROFILES
 
 GOOD = b'{"reward": 1.0, "mask_sample": false}\n'

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check import _inputs as inputs
+from verify_contract.check import _lines as check_lines
 from verify_contract.check import _run as check
 from verify_contract.check import _workers as check_workers
-from verify_contract.check._run import CheckOptions, check_paths
 from verify_contract.check._tasks import RangeTask
 from verify_contract.contract import Contract
 
@@ -102,7 +103,7 @@ def test_an_interrupt_while_judging_a_mapped_line_stays_an_interrupt(
     monkeypatch.setattr(f"verify_contract.{judge}", interrupted)
     path = tmp_path / "a.jsonl"
     path.write_bytes(b'{"reward": 1.0}\n' * 10 + line)
-    check.clear_caches()  # the line's outcome is not remembered from another test: it is judged
+    check_lines.clear_caches()  # the line's outcome is not remembered from another test: it is judged
     with pytest.raises(KeyboardInterrupt):
         task = RangeTask(str(path), 0, path.stat().st_size, "a.jsonl")
         check._check_range_task(task, CheckOptions(profile="core"))

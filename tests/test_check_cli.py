@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check._report import dumps_report_data
-from verify_contract.check._run import CheckOptions, check_paths
 from verify_contract.cli import main
 from verify_contract.cli._check import ProgressLine
 

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
+from verify_contract.check import CheckOptions, check_bytes, check_paths
 from verify_contract.check._inputs import resolve
-from verify_contract.check._run import CheckOptions, check_bytes, check_paths
 from verify_contract.check._source import Source
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
 

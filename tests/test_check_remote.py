@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check._inputs import is_url
-from verify_contract.check._run import CheckOptions, check_paths
 
 from object_store import BUCKET, S3, assert_same_report, closed_port, renamed, s3_server, write_corpus
 
@@ -75,8 +75,8 @@ def test_s3_with_jobs_and_an_object_gone_after_listing(s3: S3, corpus: tuple[Pat
     got = check_paths([urls[n] for n in names], options=CheckOptions(jobs=2), storage_options=s3.options)
     assert_same_report(renamed(got.as_dict(), {urls[n]: str(folder / n) for n in names}), expected)
     # Listed, then deleted before it is read: one error that names it once, the rest counted.
+    from verify_contract.check import check_sources
     from verify_contract.check._inputs import resolve
-    from verify_contract.check._run import check_sources
 
     url = s3.put("later/gone.jsonl.gz", (folder / "b.jsonl.gz").read_bytes())
     found, errors = resolve([url, urls["e.jsonl"]], urls=True, storage_options=s3.options)

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
-from verify_contract.check._run import CheckOptions, check_chunk
+from verify_contract.check import CheckOptions, check_chunk
 from verify_contract.contract._model import contract_model
 from verify_contract.contract._versions import LATEST_VERSION
 from verify_contract.findings import Severity

@@ -18,12 +18,11 @@ from typing import Any
 import orjson
 import pytest
 
+from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome
 from verify_contract.check import _compose as check_compose
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check import _lines as check_lines
 from verify_contract.check import _reference as check_reference
-from verify_contract.check import _run as check
-from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome
 from verify_contract.check._text_events import text_event_outcome
 from verify_contract.contract import ResolvedModel, contract_model, model_from_data, resolve_contract
 from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
@@ -103,9 +102,9 @@ def test_contract_defects_are_composed_without_the_reference(
     wording table, equal to the reference's, and the reference validator is never asked."""
     lines = [template % ((i,) * template.count(b"%d")) for i in range(40) for template in CONTRACT_DEFECTS]
     data = b"\n".join(lines) + b"\n"
-    check.clear_caches()
+    check_lines.clear_caches()
     slow = check_chunk(data, 1, "defects", CheckOptions(version, profile, max_findings=10**6, fast=False))
-    check.clear_caches()
+    check_lines.clear_caches()
 
     def refuse(*args: object) -> None:
         raise AssertionError(f"the reference was asked: {args!r}"[:300])
@@ -115,7 +114,7 @@ def test_contract_defects_are_composed_without_the_reference(
     fast = check_chunk(data, 1, "defects", CheckOptions(version, profile, max_findings=10**6))
     assert fast == slow
     assert slow.invalid >= 4 * 40  # at least the reward and missing-member lines, at every version
-    check.clear_caches()
+    check_lines.clear_caches()
 
 
 @pytest.mark.parametrize("parser", ["json", "orjson"])
@@ -130,13 +129,13 @@ def test_contract_lines_alike_by_either_parser_from_bytes_or_views(
     lines = [template % ((i,) * template.count(b"%d")) for i in range(10) for template in CONTRACT_DEFECTS]
     data = b"".join(line + (b"\r\n" if n % 2 else b"\n") for n, line in enumerate(lines))
     options = CheckOptions(LATEST, "gym", max_findings=10**6)
-    check.clear_caches()
+    check_lines.clear_caches()
     fast = check_chunk(memoryview(data) if view else data, 1, "defects", options)
-    check.clear_caches()
+    check_lines.clear_caches()
     slow = check_chunk(data, 1, "defects", CheckOptions(LATEST, "gym", max_findings=10**6, fast=False))
     assert fast == slow and fast.invalid >= 40
     assert (check_compose._loads is None) == (parser == "json")  # json stayed json: under its threshold
-    check.clear_caches()
+    check_lines.clear_caches()
 
 
 def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,7 +144,7 @@ def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     lines = [template % ((i,) * template.count(b"%d")) for i in range(5) for template in CONTRACT_DEFECTS]
     data = b"\n".join(lines) + b"\n"
     options = CheckOptions(LATEST, "core", max_findings=10**6)
-    check.clear_caches()
+    check_lines.clear_caches()
     slow = check_chunk(data, 1, "defects", CheckOptions(LATEST, "core", max_findings=10**6, fast=False))
     table = check_compose.wording(options.contract)
     assert table is not None
@@ -158,14 +157,14 @@ def test_a_wrong_wording_table_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     fast = check_chunk(data, 1, "defects", options)
     assert fast.invalid == slow.invalid and fast != slow
     assert any("is no number" in f.finding.message for f in fast.findings)
-    check.clear_caches()
+    check_lines.clear_caches()
 
 
 @pytest.mark.parametrize(("version", "profile"), [("1.2.0", "core"), ("1.0.0", "gym")])
 def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profile: Profile) -> None:
     # A new failure kind (or wrong reward string) on every line: past the cap the reference judges each line.
     monkeypatch.setattr(check_lines, "MEMO_ENTRIES", 5)
-    check.clear_caches()
+    check_lines.clear_caches()
     lines = [b'{"reward": 1, "failure_kind": "Kind_%d"}' % i for i in range(200)]
     lines += [b'{"reward": "r%d", "mask_sample": "m"}' % i for i in range(200)]
     lines += [b'{"reward": 1, "failure_kind": "Kind_%d"}' % i for i in range(10)]  # early keys again: hits
@@ -175,7 +174,7 @@ def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profi
     assert sum(len(memo) for memo in check_lines._OUTCOMES.values()) == 5
     slow = check_chunk(data, 1, "adversarial", CheckOptions(version, profile, max_findings=10**6, fast=False))
     assert fast == slow
-    check.clear_caches()
+    check_lines.clear_caches()
 
 
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
@@ -249,7 +248,7 @@ DISTINCT = {
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
 @pytest.mark.parametrize("size", sorted(DISTINCT))
 def test_distinct_defect_corpora_same_as_reference_only(version: str, profile: Profile, size: str) -> None:
-    check.clear_caches()
+    check_lines.clear_caches()
     data = DISTINCT[size]
     fast = check_chunk(data, 1, size, CheckOptions(version, profile, max_findings=10**6))
     slow = check_chunk(data, 1, size, CheckOptions(version, profile, max_findings=10**6, fast=False))
@@ -343,16 +342,16 @@ def test_a_reworded_text_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
         lambda name: original(name).replace(message=original(name).message[: -len(repr(name))] + name),
     )
     data = b"\n".join(EVENT_LINES) + b"\n"
-    check.clear_caches()
+    check_lines.clear_caches()
     fast = check_chunk(data, 1, "events", CheckOptions(LATEST, "core", max_findings=10**6))
     slow = check_chunk(data, 1, "events", CheckOptions(LATEST, "core", max_findings=10**6, fast=False))
     assert fast != slow
-    check.clear_caches()
+    check_lines.clear_caches()
 
 
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
 def test_text_event_corpus_same_as_reference_only(version: str, profile: Profile) -> None:
-    check.clear_caches()
+    check_lines.clear_caches()
     data = b"\n".join(EVENT_LINES) + b"\n"
     fast = check_chunk(data, 1, "events", CheckOptions(version, profile, max_findings=10**6))
     slow = check_chunk(data, 1, "events", CheckOptions(version, profile, max_findings=10**6, fast=False))
@@ -381,7 +380,7 @@ def test_model_corpus_same_as_reference(version: str, profile: Profile) -> None:
             assert expected.valid and not expected.findings, line
             assert (expected.masked, expected.legacy, expected.kind) == fastpath.clean_facts(status), line
     options = CheckOptions(version, profile, max_findings=10**6)
-    check.clear_caches()
+    check_lines.clear_caches()
     fast = check_chunk(data, 1, "model", options)
     slow = check_chunk(data, 1, "model", CheckOptions(version, profile, max_findings=10**6, fast=False))
     assert fast == slow

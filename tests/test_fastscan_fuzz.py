@@ -14,7 +14,7 @@ from fuzz.fastscan.harness import COMBOS, HarnessError, build, corpus_files, fuz
 from test_cross_language import REQUIRE_ALL
 
 from verify_contract.check import _fastpath as fastpath
-from verify_contract.check import _run as check
+from verify_contract.check import _lines as check_lines
 
 CI_RUNS = 200_000
 
@@ -65,7 +65,7 @@ def _replay_with_keys(
     try:
         return replay(paths).problems
     finally:
-        check.clear_caches()  # the wrong keys' outcomes must not outlive the test
+        check_lines.clear_caches()  # the wrong keys' outcomes must not outlive the test
 
 
 def test_the_replay_catches_a_wrong_memo_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

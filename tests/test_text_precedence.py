@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from verify_contract import parse_json
-from verify_contract.check._run import CheckOptions, check_bytes, check_paths
+from verify_contract.check import CheckOptions, check_bytes, check_paths
 from verify_contract.reference._jsonio import first_defect
 
 DEEP_CUT = b'{"reward": 0, "x": ' + b"[" * 980 + b"1"

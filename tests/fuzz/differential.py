@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
+from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check._inputs import document_hint
-from verify_contract.check._run import CheckOptions, check_paths
 from verify_contract.contract._versions import CONTRACT_VERSIONS, PROFILES
 from verify_contract.findings import Severity
 from verify_contract.reference._jsonio import JSON_WHITESPACE, first_defect, json_equal

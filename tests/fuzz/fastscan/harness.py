@@ -31,8 +31,8 @@ if str(TESTS) not in sys.path:  # run as a script
 
 from fuzz.differential import generate, reference  # noqa: E402
 
+from verify_contract.check import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
 from verify_contract.check import _fastpath as fastpath  # noqa: E402
-from verify_contract.check._run import CheckOptions, Outcome, check_chunk, reference_outcome  # noqa: E402
 from verify_contract.check._text_events import text_event_outcome  # noqa: E402
 from verify_contract.contract import resolve_contract  # noqa: E402
 from verify_contract.contract._model import contract_model  # noqa: E402

@@ -17,26 +17,35 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
-    from verify_contract.check._run import (
-        DEFAULT_MAX_FINDINGS,
-        KIND_CLASSES,
-        MEMO_ENTRIES,
-        CheckOptions,
-        InputError,
-        LocatedFinding,
-        Outcome,
-        Progress,
-        Report,
-        Tally,
-        check_bytes,
-        check_chunk,
-        check_paths,
-        check_sources,
-        clear_caches,
-        document_outcome,
-        dumps_report,
-        reference_outcome,
-    )
+    from verify_contract.check._fastpath import KIND_CLASSES
+    from verify_contract.check._lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
+    from verify_contract.check._outcome import Outcome
+    from verify_contract.check._reference import document_outcome, reference_outcome
+    from verify_contract.check._report import DEFAULT_MAX_FINDINGS, LocatedFinding, Report, Tally, dumps_report
+    from verify_contract.check._run import Progress, check_bytes, check_paths, check_sources
+    from verify_contract.check._source import InputError
+
+# Each public name and the step module that defines it: imported by the first use of one of its names.
+_HOME = {
+    "DEFAULT_MAX_FINDINGS": "_report",
+    "KIND_CLASSES": "_fastpath",
+    "MEMO_ENTRIES": "_lines",
+    "CheckOptions": "_lines",
+    "InputError": "_source",
+    "LocatedFinding": "_report",
+    "Outcome": "_outcome",
+    "Progress": "_run",
+    "Report": "_report",
+    "Tally": "_report",
+    "check_bytes": "_run",
+    "check_chunk": "_lines",
+    "check_paths": "_run",
+    "check_sources": "_run",
+    "clear_caches": "_lines",
+    "document_outcome": "_reference",
+    "dumps_report": "_report",
+    "reference_outcome": "_reference",
+}
 
 __all__ = [
     "DEFAULT_MAX_FINDINGS",
@@ -57,13 +66,15 @@ __all__ = [
     "document_outcome",
     "dumps_report",
     "reference_outcome",
-]
+]  # the keys of _HOME (tests/test_lazy_exports.py)
 
 
 def __getattr__(name: str) -> Any:
-    # PEP 562: the runner is imported by the first name asked for, not by `import verify_contract.check._lines`.
-    if name not in __all__:
+    # PEP 562: a step's module is imported by the first name asked of it, so importing one step (say
+    # ``_lines``) does not import the runner.
+    home = _HOME.get(name)
+    if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from verify_contract.check import _run
+    from importlib import import_module
 
-    return getattr(_run, name)
+    return getattr(import_module(f"{__name__}.{home}"), name)

@@ -23,14 +23,11 @@ from collections.abc import Callable, Iterable, Iterator
 
 from verify_contract.check import _inputs
 from verify_contract.check._inputs import line_views, plain_file, read_all, resolve
-from verify_contract.check._lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
+from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import (
-    DEFAULT_MAX_FINDINGS,
-    KIND_CLASSES,
     LocatedFinding,
     Report,
     Tally,
-    dumps_report,
 )
 from verify_contract.check._source import InputError, Source
 from verify_contract.check._tasks import DocumentTask, LinesTask, RangeTask, Task
@@ -42,38 +39,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.check._budget import BudgetRun
-    from verify_contract.check._reference import Outcome, document_outcome, reference_outcome
     from verify_contract.findings import Finding
 
-
-def __getattr__(name: str) -> Any:
-    # PEP 562: the reference's names, kept here for scripts, without importing the reference up front.
-    if name in ("Outcome", "document_outcome", "reference_outcome"):
-        from verify_contract.check import _reference as check_reference
-
-        return getattr(check_reference, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "DEFAULT_MAX_FINDINGS",
-    "KIND_CLASSES",
-    "MEMO_ENTRIES",
-    "CheckOptions",
-    "InputError",
-    "LocatedFinding",
-    "Outcome",
-    "Report",
-    "Tally",
-    "check_bytes",
-    "check_chunk",
-    "check_paths",
-    "check_sources",
-    "clear_caches",
-    "document_outcome",
-    "dumps_report",
-    "reference_outcome",
-]
 
 Progress = Callable[[int, int], None]
 """Called with (bytes read so far, lines checked so far)."""

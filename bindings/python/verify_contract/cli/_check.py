@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from verify_contract.check._run import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
+from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
 from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
 from verify_contract.cli._exit_codes import EXIT_USAGE

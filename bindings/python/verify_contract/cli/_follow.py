@@ -16,7 +16,8 @@ import time
 
 from verify_contract.check._budget import BudgetRun, SidecarRead, sidecar_lines
 from verify_contract.check._lines import CheckOptions, check_chunk
-from verify_contract.check._run import Report, add_budget_findings, add_sidecar_findings
+from verify_contract.check._report import Report
+from verify_contract.check._run import add_budget_findings, add_sidecar_findings
 from verify_contract.check._source import GZIP_MAGIC
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
 
