@@ -13,7 +13,7 @@ import os
 import re
 from bisect import bisect_right
 from itertools import repeat
-from operator import add, attrgetter, itemgetter, sub
+from operator import add, attrgetter, sub
 
 from verify_contract.budget import (
     ABSENT_GROUP,
@@ -61,7 +61,6 @@ def _status_states() -> bytes:
 STATUS_STATES = _status_states()
 _LINE_TO_BUDGET = bytes((value - 1) % 256 for value in range(256))
 """A line's state byte to the budget's state (``budget.OK``, ``MASKED``, ``FAILED``)."""
-_INDEX, _KEY = itemgetter(0), itemgetter(3)
 _BLANKS = re.compile(rb"\x00")
 
 
@@ -237,8 +236,6 @@ class SidecarRead(Record):
 def sidecar_lines(lines: list[bytes], first_line: int, path: str, spec: FactSpec, read: SidecarRead) -> ChunkFacts:
     """Rows of a failures file (whole lines), counted into ``read``: each JSON object a failed attempt; a
     line that is not one is a ``budget-sidecar-unreadable`` finding and no rollout, so the lines add up."""
-    from verify_contract.budget import FAILURE_CLASS_KEY
-
     states = bytearray()
     details: dict[int, Detail] = {}
     for index, line in enumerate(lines):
