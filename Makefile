@@ -33,11 +33,18 @@ lint: setup
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 
-# Each language's own script installs its dependencies from its registry, builds, and runs its tests.
-test: setup lint
-	@for lang in $(LANGUAGES); do \
-		if [ -f bindings/$$lang/ci.sh ]; then echo "== $$lang"; bash bindings/$$lang/ci.sh || exit 1; fi; \
-	done
+# Each language's own script installs its dependencies from its registry, builds, and runs its tests. None needs
+# the Python environment, so the three and the Python setup and lint run at once (`make -j`), each one's output
+# printed whole when it ends; then the whole suite, which runs what they built.
+LANGUAGE_BUILDS := $(addprefix language-,$(LANGUAGES))
+.PHONY: languages $(LANGUAGE_BUILDS)
+languages: $(LANGUAGE_BUILDS)
+$(LANGUAGE_BUILDS): language-%:
+	@echo "== $*"
+	bash bindings/$*/ci.sh
+
+test:
+	$(MAKE) --no-print-directory --output-sync=target -j 5 lint languages
 	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=$(GYM_ORACLE) $(PY) -m pytest $(XDIST)
 
 # The quick loop: lint and every test without a marker of pyproject.toml (tests/conftest.py applies them): no

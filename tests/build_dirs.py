@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CARGO_TARGET = ROOT / "build" / "cargo"
-RUST_RUNNER = CARGO_TARGET / "release" / "conformance"  # built by bindings/rust/ci.sh
+RUST_RUNNER = ROOT / "bindings" / "rust" / "bin" / "conformance"  # built by bindings/rust/ci.sh
 
 
 @contextmanager

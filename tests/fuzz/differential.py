@@ -43,7 +43,7 @@ VECTORS = ROOT / "vectors"
 RUNNERS: dict[str, list[str]] = {
     "typescript": ["node", str(ROOT / "bindings/typescript/dist/conformance.js")],
     "go": [str(ROOT / "bindings/go/bin/conformance")],
-    "rust": [str(ROOT / "build/cargo/release/conformance")],  # the shared target (tests/build_dirs.py)
+    "rust": [str(ROOT / "bindings/rust/bin/conformance")],
 }
 COMBOS = [(v, p) for v in CONTRACT_VERSIONS for p in PROFILES]
 # The `verify-contract generate` targets run in process, each version and profile (their refusal types).
