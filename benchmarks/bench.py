@@ -69,6 +69,7 @@ import verify_contract.check as check  # noqa: E402
 from generators.bundle import bundle  # noqa: E402
 from verify_contract.check import CheckOptions  # noqa: E402
 from verify_contract.check import _fastpath as fastpath  # noqa: E402
+from verify_contract.contract import resolve_contract  # noqa: E402
 from verify_contract.contract._schemas import FAILURE_KINDS_FILE, schema_document  # noqa: E402
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION  # noqa: E402
 
@@ -335,7 +336,7 @@ class CorpusBench:
 
         def pre_check() -> None:
             for chunk in chunks:
-                fastpath.scan(chunk, LATEST_VERSION, corpus.profile)  # type: ignore[arg-type]
+                fastpath.scan(chunk, resolve_contract(LATEST_VERSION, corpus.profile))  # type: ignore[arg-type]
 
         functions: dict[str, Callable[[], Any]] = {
             "orjson.loads loop (loops.orjson_loop, reading the file)": lambda: loops.orjson_loop(str(path)),

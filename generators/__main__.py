@@ -13,7 +13,7 @@ from typing import Any
 from generators import paths
 from generators.bundle import bundle, dump_json, uses_registry
 from generators.model import resolved_models
-from generators.registry import FailureKind, failure_kinds_schema, load_registry
+from generators.registry import FailureKindInfo, failure_kinds_schema, load_registry
 from generators.registry_outputs import markdown_table, python_constants, replace_generated_block, rules_table
 from generators.render import render
 
@@ -39,7 +39,7 @@ GENERATED_ONLY_GLOBS = (
 )
 
 
-def _extra_generators() -> list[Callable[[Bundles, list[FailureKind], Models], Artifacts]]:
+def _extra_generators() -> list[Callable[[Bundles, list[FailureKindInfo], Models], Artifacts]]:
     return [importlib.import_module(f"generators.{name}").artifacts for name in EXTRA_GENERATOR_MODULES]
 
 

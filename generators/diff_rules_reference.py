@@ -7,7 +7,7 @@ from typing import Any
 
 from generators import render as templates
 from generators.paths import ROOT
-from generators.registry import FailureKind
+from generators.registry import FailureKindInfo
 from verify_contract.diff.rules import RULES, Rule
 
 OUTPUT = ROOT / "docs" / "diff-rules.md"
@@ -18,7 +18,7 @@ def render(rules: dict[str, Rule]) -> str:
 
 
 def artifacts(
-    bundles: dict[str, dict[str, Any]], kinds: list[FailureKind], models: dict[str, dict[str, Any]]
+    bundles: dict[str, dict[str, Any]], kinds: list[FailureKindInfo], models: dict[str, dict[str, Any]]
 ) -> dict[Path, str]:
     del bundles, kinds, models  # the reference depends on the rule table only
     return {OUTPUT: render(RULES)}

@@ -20,7 +20,7 @@ from typing import Any
 from generators import paths
 from generators.binding_facts import merged_types, runtime_facts
 from generators.bundle import dump_json
-from generators.registry import FailureKind
+from generators.registry import FailureKindInfo
 from generators.render import render
 from verify_contract.codegen.header import GeneratedHeader
 
@@ -44,7 +44,7 @@ def _gofmt(source: str, name: str) -> str:
 
 
 def artifacts(
-    bundles: dict[str, dict[str, Any]], registry: list[FailureKind], models: dict[str, dict[str, Any]]
+    bundles: dict[str, dict[str, Any]], registry: list[FailureKindInfo], models: dict[str, dict[str, Any]]
 ) -> dict[Path, str]:
     """Generated Go files (and each version's embedded schema), keyed by absolute path."""
     del registry  # the registered kinds of each version come from its resolved model

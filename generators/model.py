@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from generators import paths
-from generators.registry import FailureKind
+from generators.registry import FailureKindInfo
 from verify_contract.contract._resolve import resolve_model
 
 
@@ -17,7 +17,7 @@ def contract_facts() -> dict[str, Any]:
     return facts
 
 
-def _kind_data(kind: FailureKind) -> dict[str, Any]:
+def _kind_data(kind: FailureKindInfo) -> dict[str, Any]:
     data = dataclasses.asdict(kind)
     if kind.deprecated is not None:
         deprecation = data["deprecated"]
@@ -46,7 +46,7 @@ def registry_at(kind_data: list[dict[str, Any]], version: str) -> list[dict[str,
     return seen
 
 
-def resolved_models(bundles: dict[str, dict[str, Any]], kinds: list[FailureKind]) -> dict[str, dict[str, Any]]:
+def resolved_models(bundles: dict[str, dict[str, Any]], kinds: list[FailureKindInfo]) -> dict[str, dict[str, Any]]:
     """``{version: model}``, oldest first. The hash covers the version's bundle, the registry as that version
     knows it and the facts."""
     facts = contract_facts()

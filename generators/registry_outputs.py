@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
-from generators.registry import FailureKind
+from generators.registry import FailureKindInfo
 from generators.render import render
 
 
-def python_constants(kinds: list[FailureKind]) -> str:
+def python_constants(kinds: list[FailureKindInfo]) -> str:
     return render("python/failure_kinds.py.j2", {"kinds": kinds})
 
 
-def markdown_table(kinds: list[FailureKind]) -> str:
+def markdown_table(kinds: list[FailureKindInfo]) -> str:
     return render("docs/registry_table.md.j2", {"kinds": kinds})
 
 

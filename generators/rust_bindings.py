@@ -27,7 +27,7 @@ from typing import Any
 from generators import paths
 from generators.binding_facts import merged_types, runtime_facts, unlisted_kind
 from generators.bundle import dump_json
-from generators.registry import FailureKind
+from generators.registry import FailureKindInfo
 from generators.render import render
 from verify_contract.codegen.header import GeneratedHeader
 
@@ -87,7 +87,7 @@ def _module(version: str, model: dict[str, Any], description: str) -> tuple[str,
 
 
 def artifacts(
-    bundles: dict[str, dict[str, Any]], registry: list[FailureKind], models: dict[str, dict[str, Any]]
+    bundles: dict[str, dict[str, Any]], registry: list[FailureKindInfo], models: dict[str, dict[str, Any]]
 ) -> dict[Path, str]:
     """Every generated Rust file: one module and one bundled schema per version, and ``mod.rs``."""
     del registry  # the registered kinds of each version come from its resolved model

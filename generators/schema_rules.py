@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.registry import FailureKind
+from generators.registry import FailureKindInfo
 from generators.render import render
 
 
@@ -82,7 +82,7 @@ RUST_FILE = paths.ROOT / "bindings" / "rust" / "src" / "generated" / "schema_rul
 
 
 def artifacts(
-    bundles: dict[str, dict[str, Any]], registry: list[FailureKind], models: dict[str, dict[str, Any]]
+    bundles: dict[str, dict[str, Any]], registry: list[FailureKindInfo], models: dict[str, dict[str, Any]]
 ) -> dict[Path, str]:
     """The tables of every version, as JSON (Go, Rust) and as a TypeScript module."""
     del registry

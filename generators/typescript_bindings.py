@@ -18,7 +18,6 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from generators import paths
 from generators.binding_facts import merged_types, runtime_facts
-from generators.registry import FailureKind
 from generators.render import render
 from generators.rust_bindings import string_definitions
 from verify_contract.codegen.header import GeneratedHeader
@@ -95,7 +94,7 @@ def _ts_value(name: str, value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _failure_kinds_context(kinds: list[FailureKind]) -> dict[str, Any]:
+def _failure_kinds_context(kinds: list[FailureKindInfo]) -> dict[str, Any]:
     """The registry as the template writes it: the interface is FailureKindInfo's fields, camelCased (a kind's
     id typed as a registered kind), and each entry lists those fields' values, so the entry is typed once."""
     return {
@@ -118,7 +117,7 @@ def _contract_module(models: dict[str, dict[str, Any]]) -> str:
 
 
 def artifacts(
-    bundles: dict[str, dict[str, Any]], kinds: list[FailureKind], models: dict[str, dict[str, Any]]
+    bundles: dict[str, dict[str, Any]], kinds: list[FailureKindInfo], models: dict[str, dict[str, Any]]
 ) -> dict[Path, str]:
     versions = sorted(bundles, key=paths.version_key)
     files: dict[Path, str] = {}

@@ -16,7 +16,7 @@ from typing import Any
 from generators import paths
 from generators.bundle import bundle, uses_registry
 from generators.model import resolved_models
-from generators.registry import Deprecation, FailureKind, failure_kinds_schema, load_registry
+from generators.registry import Deprecation, FailureKindInfo, failure_kinds_schema, load_registry
 
 LATEST = paths.contract_versions()[-1]
 _major, _minor, _ = map(int, LATEST.split("."))
@@ -40,7 +40,7 @@ NEW_FIELDS: dict[str, Any] = {
 }
 GYM_REQUIRED = "episode_id"
 GYM_ECHO = {"responses_create_params": {}, "response": {"output": []}, GYM_REQUIRED: "e1"}
-NEW_KIND = FailureKind("sandbox_evicted", "provider", "The sandbox was evicted.", "development", NEXT, None)
+NEW_KIND = FailureKindInfo("sandbox_evicted", "provider", "The sandbox was evicted.", "development", NEXT, None)
 DEPRECATED_KIND = "kill_shaped"
 # (case, document beyond {"reward": 0}, valid?) for the core profile; gym adds GYM_ECHO.
 CASES: list[tuple[str, dict[str, Any], bool]] = [
@@ -94,17 +94,17 @@ def next_schema(latest: dict[str, Any]) -> dict[str, Any]:
     return source
 
 
-def next_registry(kinds: list[FailureKind]) -> list[FailureKind]:
+def next_registry(kinds: list[FailureKindInfo]) -> list[FailureKindInfo]:
     """The registry with the new kind and the deprecation."""
     deprecation = Deprecation(NEXT, "obsoleted", None, None)
     return [*(_deprecated(k, deprecation) if k.id == DEPRECATED_KIND else k for k in kinds), NEW_KIND]
 
 
-def _deprecated(kind: FailureKind, deprecation: Deprecation) -> FailureKind:
-    return FailureKind(kind.id, kind.domain, kind.brief, kind.stability, kind.added_in, deprecation)
+def _deprecated(kind: FailureKindInfo, deprecation: Deprecation) -> FailureKindInfo:
+    return FailureKindInfo(kind.id, kind.domain, kind.brief, kind.stability, kind.added_in, deprecation)
 
 
-def next_version_data() -> tuple[dict[str, dict[str, Any]], list[FailureKind], dict[str, dict[str, Any]]]:
+def next_version_data() -> tuple[dict[str, dict[str, Any]], list[FailureKindInfo], dict[str, dict[str, Any]]]:
     """(bundles, registry, resolved models) of every version and the next one, in memory."""
     versions = paths.contract_versions()
     kinds = next_registry(load_registry(paths.REGISTRY_FILE, versions))

@@ -296,11 +296,13 @@ def test_bulk_feeding_equals_rollout_by_rollout(
     chunkings: the same summary, events, and where they happened."""
     import random
 
+    from verify_contract import _window as window_pass
     from verify_contract.check import _fastpath as fastpath
     from verify_contract.check import _inputs as inputs
 
     if not compiled:
         monkeypatch.setattr(fastpath, "_native", None)
+        monkeypatch.setattr(window_pass, "_native", None)
     elif fastpath._native is None:
         pytest.skip("the compiled pre-check is not built")
 

@@ -173,7 +173,8 @@ def test_check_agrees_with_reference_only(drill: tuple[Path, list[str]], profile
         sys.executable,
         "-c",
         "from verify_contract.check import _fastpath as fastpath; "
-        f"print(fastpath.available(), fastpath.field_table({NEXT!r}, {profile!r}) is not None)",
+        "from verify_contract.contract import resolve_contract; "
+        f"print(fastpath.available(), fastpath.field_table(resolve_contract({NEXT!r}, {profile!r})) is not None)",
     )
     assert probe.stdout.split() == ["True", "True"], probe.stderr  # the pre-check did run on the new version
 

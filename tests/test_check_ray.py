@@ -60,10 +60,16 @@ def sources(paths: list[str], storage_options: dict[str, Any] | None = None) -> 
     return found
 
 
-def test_range_chunks_cover_every_line_once() -> None:
-    # Whatever the cuts (in the middle of a line, on a newline, past the end), the ranges' lines are the
-    # file's lines, each once, in order.
+@pytest.mark.parametrize("chunk_bytes", [16, 1 << 20])
+def test_range_chunks_cover_every_line_once(chunk_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Whatever the cuts (in the middle of a line, on a newline, past the end) and the read size (read at the
+    # call, as the local engine reads it), the ranges' lines are the file's lines, each once, in order.
+    from verify_contract.check import _inputs as inputs
+
+    monkeypatch.setattr(inputs, "CHUNK_BYTES", chunk_bytes)
     data = b"".join(b"%d:" % i + b"x" * (i % 7) + b"\n" for i in range(60)) + b"tail-without-newline"
+    whole = list(engine._range_chunks(io.BytesIO(data), 0, len(data)))
+    assert (len(whole) > 10) == (chunk_bytes < len(data) // 10)  # many small reads, or one
     for parts in range(1, 12):
         for offset in (0, 1, 3):
             size = len(data)

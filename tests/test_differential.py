@@ -43,7 +43,7 @@ def test_the_compiled_pre_check_is_built() -> None:
 
 
 def test_corpus_covers_every_status() -> None:
-    statuses, others = fastpath.scan(CORPUS, "1.2.0", "core")
+    statuses, others = fastpath.scan(CORPUS, resolve_contract("1.2.0", "core"))
     seen = Counter(statuses)
     assert seen[fastpath.STATUS_TEXT] > 500
     assert seen[fastpath.STATUS_CONTRACT] > 100
@@ -179,7 +179,7 @@ def test_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch, version: str, profi
 
 @pytest.mark.parametrize(("version", "profile"), COMBOS)
 def test_every_line_same_as_reference(version: str, profile: Profile) -> None:
-    statuses, others = fastpath.scan(CORPUS, version, profile)
+    statuses, others = fastpath.scan(CORPUS, resolve_contract(version, profile))
     assert len(statuses) == len(LINES)
     asked = {index: key for index, _, _, key in others}
     # A memo key must decide the reference's outcome: every line with the same key, same outcome.
@@ -315,7 +315,7 @@ EVENT_LINES = [_event_line(random.Random(seed)) for seed in range(3000)]
 def test_text_event_findings_worded_as_the_reference() -> None:
     """Every line the pre-check keys with a NaN token or a repeated name: the outcome built from the key is
     the reference's, finding for finding (rule, severity, message, pointer)."""
-    statuses, others = fastpath.scan(b"\n".join(EVENT_LINES) + b"\n", LATEST, "core")
+    statuses, others = fastpath.scan(b"\n".join(EVENT_LINES) + b"\n", resolve_contract(LATEST, "core"))
     built: Counter[bytes] = Counter()
     for index, _, _, key in others:
         expected = reference_outcome(EVENT_LINES[index], resolve_contract(LATEST, "core"))
@@ -373,7 +373,7 @@ def test_model_corpus_same_as_reference(version: str, profile: Profile) -> None:
     """Lines generated from the version's resolved model: a field nobody wrote a line for is exercised."""
     lines = model_lines(contract_model(version), profile)
     data = b"\n".join(lines) + b"\n"
-    statuses, _ = fastpath.scan(data, version, profile)
+    statuses, _ = fastpath.scan(data, resolve_contract(version, profile))
     for status, line in zip(statuses, lines, strict=True):
         if status in fastpath.CLEAN_STATUSES:
             expected = reference_outcome(line, resolve_contract(version, profile))

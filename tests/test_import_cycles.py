@@ -147,3 +147,41 @@ def test_a_cycle_is_found(tmp_path: Path) -> None:
     assert cycles(import_graph(root)) == []
     (root / "c.py").write_text("def g():\n    from . import a\n")
     assert cycles(import_graph(root)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
+
+
+FRONT_ENDS = {
+    "verify_contract.__main__": "runs the CLI",
+    "verify_contract.ray": "runs check's pipeline on a Ray cluster",
+    "verify_contract.asgi": "serves probe, which scans with check's pre-check",
+}
+"""The package's top-level modules that run check or the CLI; every other one is library code below them."""
+
+
+def _reached(graph: dict[str, set[str]], module: str) -> set[str]:
+    seen: set[str] = set()
+    waiting = [module]
+    while waiting:
+        for target in graph[waiting.pop()] - seen:
+            seen.add(target)
+            waiting.append(target)
+    return seen
+
+
+def test_the_library_modules_do_not_reach_up_into_check() -> None:
+    """A top-level library module (the failure budget, the findings, the records, ...) imports no step of
+    check and nothing of the CLI, directly or through what it imports. The ``check`` package itself is
+    allowed: its ``__init__`` imports nothing, and the compiled extension (``_fastscan``) lives in it."""
+    graph = import_graph(PACKAGE)
+    library = [
+        name
+        for name in graph
+        if name.count(".") == 1 and not (PACKAGE / name.split(".")[1]).is_dir() and name not in FRONT_ENDS
+    ]
+    assert "verify_contract.budget" in library
+    reaches = [
+        f"{name} -> {target}"
+        for name in sorted(library)
+        for target in sorted(_reached(graph, name))
+        if target.startswith(("verify_contract.check.", "verify_contract.cli"))
+    ]
+    assert not reaches, "library modules reaching up:\n" + "\n".join(reaches)

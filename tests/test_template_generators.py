@@ -22,7 +22,7 @@ import pytest
 from python_targets import PYTHON_TARGETS, decoder, import_path, render_python_target
 
 from generators import go_bindings, rust_bindings
-from generators.registry import FailureKind
+from generators.registry import FailureKindInfo
 from verify_contract.codegen import Request, render
 from verify_contract.reference._jsonio import json_equal
 
@@ -34,7 +34,7 @@ REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
 
 
 @pytest.fixture(scope="module")
-def next_version() -> tuple[dict[str, dict[str, Any]], list[FailureKind], dict[str, dict[str, Any]]]:
+def next_version() -> tuple[dict[str, dict[str, Any]], list[FailureKindInfo], dict[str, dict[str, Any]]]:
     return next_version_data()
 
 

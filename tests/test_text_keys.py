@@ -10,6 +10,7 @@ import pytest
 
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._text_events import text_event_outcome, text_finding
+from verify_contract.contract import resolve_contract
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
 from verify_contract.reference import _jsonio as jsonio
 from verify_contract.reference import _text_findings as text_findings
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.skipif(not fastpath.available(), reason="the compiled p
 
 
 def _keys(line: bytes) -> list[bytes | None]:
-    _, others = fastpath.scan(line, LATEST_VERSION, DEFAULT_PROFILE)
+    _, others = fastpath.scan(line, resolve_contract(LATEST_VERSION, DEFAULT_PROFILE))
     return [key for _, _, _, key in others]
 
 

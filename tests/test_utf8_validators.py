@@ -10,6 +10,7 @@ import pytest
 
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._text_events import text_finding
+from verify_contract.contract import resolve_contract
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
 from verify_contract.reference import _jsonio as jsonio
 
@@ -86,7 +87,7 @@ def test_a_string_with_ill_formed_utf8_at_any_offset_gets_the_decoder_s_key() ->
     for offset in range(0, 80, 3):
         for sequence in BAD:
             line = b'{"reward": 1, "x": "' + b"\xc3\xa9a" * (offset // 3) + sequence + b'xyz"}'
-            _, others = fastpath.scan(line + b"\n", LATEST_VERSION, DEFAULT_PROFILE)
+            _, others = fastpath.scan(line + b"\n", resolve_contract(LATEST_VERSION, DEFAULT_PROFILE))
             assert len(others) == 1, line
             key = others[0][3]
             assert key is not None and key[:1] == b"U", (line, key)

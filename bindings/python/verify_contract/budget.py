@@ -12,12 +12,11 @@ has a row: ``observe`` against ``orjson.loads`` of the same line).
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
-from operator import add, eq, floordiv, gt, sub, truediv
+from operator import add, floordiv
 
 from verify_contract.records import Record
 from verify_contract.reference._mask import MASK_ROLES
@@ -71,7 +70,6 @@ VALUE_CAP = 120
 """Characters of a group value kept (a value is a label, never a payload)."""
 
 GroupPath = tuple[str, ...]
-_RUNS_ABOVE = re.compile(rb"\x01+")
 
 
 def _expected_ok(expected: Any) -> bool:
@@ -457,8 +455,8 @@ class FailureBudget:
         """``count`` rollouts in a row, none grouped or identified, of which the masked or failed ones are at
         ``offsets`` (in the run, increasing), with their ``states`` (a byte each: ``MASKED`` or ``FAILED``) and
         ``kinds``: what ``check`` feeds per chunk. The same as ``record`` for each rollout (a test holds the two
-        together), computed a list at a time: the windows, runs and level changes in one compiled pass
-        (``_compiled_run``), else by bisection and pattern search. ``where_of(offset)`` locates a rollout, asked
+        together), computed a list at a time: the windows, runs and level changes in one pass (``_window_run``,
+        compiled where the package was built with it). ``where_of(offset)`` locates a rollout, asked
         only for an event. Only without ``group_by`` and identity tracking."""
         if self.group_paths or self.track_identities:
             raise BudgetError("record_run() counts ungrouped, unidentified rollouts; record each rollout instead")
@@ -508,81 +506,9 @@ class FailureBudget:
                 scope.blocks.setdefault(block, Counter())[label] += times
         carried = len(scope.bad)
         all_labels = [label for _, label in scope.bad] + labels
-        compiled = self._compiled_run(scope, all_labels, carried, offsets, labels, count, where_of)
-        if compiled is not None:
-            return compiled
-        ords = list(map(add, offsets, repeat(base + 1, n)))
-        offset_of = offsets
-        all_ords = [o for o, _ in scope.bad] + ords
-        # The window at each masked rollout: the masked ordinals after ordinal - window (by bisection).
-        starts = list(map(bisect_left, repeat(all_ords, n), map(sub, ords, repeat(window - 1, n))))
-        insides = list(map(sub, range(carried + 1, carried + n + 1), starts))
-        sizes = list(map(min, repeat(window, n), ords))
-        rates = list(map(truediv, insides, sizes))
-        # Consecutive runs: flags[k] is 1 when rollout k directly follows the masked one before it (k = 0: the
-        # last rollout the scope saw, when that one was masked too).
-        follows = bytes(map(eq, ords[1:], map(add, ords[:-1], repeat(1, n - 1))))
-        flags = bytes([scope.run > 0 and ords[0] == base + 1]) + follows
-        carried_run = scope.run
+        return self._window_run(scope, all_labels, carried, offsets, labels, count, where_of)
 
-        def run_at(k: int) -> int:
-            reset = flags.rfind(0, 0, k + 1)
-            return carried_run + k + 1 if reset < 0 else k - reset + 1
-
-        longest, longest_at = 1, 0
-        for match in _RUNS_ABOVE.finditer(flags):
-            length = run_at(match.end() - 1)
-            if length > longest:
-                longest, longest_at = length, match.end() - 1
-        if longest > scope.longest:
-            scope.longest, scope.longest_at = longest, ords[longest_at]
-            self.longest_where = where_of(offset_of[longest_at])
-        found: list[tuple[int, int, str, str]] = []  # (index, order at a rollout, rule, level)
-        if self.max_consecutive is not None:
-            limit = self.max_consecutive + 1  # the run length that breaches, reached once per run
-            if limit == 1:
-                hits = [k for k, flag in enumerate(flags) if not flag]
-            else:
-                hits = []
-                for match in _RUNS_ABOVE.finditer(flags):
-                    first_run = run_at(match.start())  # the run at the first index of the segment
-                    k = match.start() + (limit - first_run)
-                    if first_run <= limit and k < match.end():
-                        hits.append(k)
-            found += [(k, 0, "budget-consecutive-masked", "breach") for k in hits]
-        judged = bisect_left(ords, self.min_samples)  # the first index whose window is judged
-        if judged < n:
-            worst = max(rates[judged:])
-            if worst > scope.worst:
-                at = rates.index(worst, judged)
-                scope.worst, scope.worst_at = worst, (ords[at], insides[at], sizes[at])
-            for order, bound, level in ((1, self.max_masked, "breach"), (2, self.warn_masked, "warning")):
-                if bound is None:
-                    continue
-                above = bytes(map(gt, rates[judged:], repeat(bound)))
-                active = scope.breached if level == "breach" else scope.warned
-                for match in _RUNS_ABOVE.finditer(above):
-                    if match.start() or not active:  # a scope enters a level once, and leaves it within bounds
-                        found.append((judged + match.start(), order, "budget-masked-rate", level))
-                if level == "breach":
-                    scope.breached = bool(above[-1])
-                else:
-                    scope.warned = bool(above[-1])
-        events: list[BudgetEvent] = []
-        for k, _, rule, level in sorted(found):
-            window_kinds = Counter(all_labels[starts[k] : carried + k + 1])
-            where = where_of(offset_of[k])
-            event = self._event(
-                rule, level, None, rates[k], insides[k], sizes[k], run_at(k), window_kinds, where, ords[k]
-            )
-            events.append(event)
-        keep = bisect_right(all_ords, base + count - window)
-        scope.bad = deque(zip(all_ords[keep:], all_labels[keep:], strict=True))
-        scope.seen = base + count
-        scope.run = run_at(n - 1) if ords[-1] == base + count else 0
-        return events
-
-    def _compiled_run(
+    def _window_run(
         self,
         scope: _Scope,
         all_labels: list[str],
@@ -591,12 +517,12 @@ class FailureBudget:
         labels: list[str],
         count: int,
         where_of: Callable[[int], tuple[str, int | None]],
-    ) -> list[BudgetEvent] | None:
-        """``record_run``'s windows, runs and level changes in one compiled pass (``_fastscan.window_scan``):
-        the scope's worst window, longest run, run, levels and masked rollouts in the window updated, and the
-        events returned; None without the compiled module (``record_run`` then computes them itself, a list at
-        a time). A rollout at ``offsets[k]`` has the ordinal ``first + offsets[k]``."""
-        from verify_contract.check import _fastpath as fastpath
+    ) -> list[BudgetEvent]:
+        """``record_run``'s windows, runs and level changes in one pass (``_window.window_scan``, compiled where
+        the package was built with it): the scope's worst window, longest run, run, levels and masked rollouts
+        in the window updated, and the events returned. A rollout at ``offsets[k]`` has the ordinal
+        ``first + offsets[k]``."""
+        from verify_contract._window import window_scan
 
         base, window = scope.seen, self.window
         first = base + 1
@@ -606,7 +532,7 @@ class FailureBudget:
             if bound is not None
         ]
         active = tuple(scope.breached if level == "breach" else scope.warned for _, level in levels)
-        scanned = fastpath.window_scan(
+        worst, worst_at, inside, size, longest, longest_at, last_run, after, found = window_scan(
             [ordinal for ordinal, _ in scope.bad],
             offsets if isinstance(offsets, list) else list(offsets),
             first,
@@ -618,9 +544,6 @@ class FailureBudget:
             scope.run > 0 and offsets[0] == 0,
             0 if self.max_consecutive is None else self.max_consecutive + 1,
         )
-        if scanned is None:
-            return None
-        worst, worst_at, inside, size, longest, longest_at, last_run, after, found = scanned
         if longest > scope.longest:
             scope.longest, scope.longest_at = longest, first + offsets[longest_at]
             self.longest_where = where_of(offsets[longest_at])

@@ -23,7 +23,8 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from verify_contract.check._inputs import CHUNK_BYTES, line_views, plain_file, read_all, resolve
+from verify_contract.check import _inputs
+from verify_contract.check._inputs import line_views, plain_file, read_all, resolve
 from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import LocatedFinding, Report, Tally
 from verify_contract.check._run import (
@@ -188,7 +189,7 @@ def _range_chunks(stream: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
         position = 0
     carry = b""
     while position < stop:
-        data = stream.read(CHUNK_BYTES)
+        data = stream.read(_inputs.CHUNK_BYTES)  # read at the call: tests vary it
         if not data:
             if carry:
                 yield carry

@@ -75,10 +75,11 @@ def tables_header() -> str:
     rows = []
     arrays = []
     for index, (version, profile) in enumerate(COMBOS):
-        table = fastpath.field_table(version, profile)
+        contract = resolve_contract(version, profile)
+        table = fastpath.field_table(contract)
         if table is None:
             continue  # the pre-check declines this version: nothing to fuzz
-        kinds = fastpath.clean_kinds(version)
+        kinds = fastpath.clean_kinds(contract.model)
         arrays.append(f"static const uint8_t TABLE_{index}[] = {_c_bytes(table)};")
         arrays.append(f"static const uint8_t KINDS_{index}[] = {_c_bytes(kinds)};")
         rows.append(f'    {{"{version} {profile}", TABLE_{index}, {len(table)}, KINDS_{index}, {len(kinds)}}},')
@@ -302,7 +303,7 @@ def _replay_chunk(
     for located in fast.findings:
         if located.finding.severity is Severity.ERROR:
             errors[located.line or 0].append(located.finding.rule)
-    statuses, others = fastpath.scan(data, version, profile)
+    statuses, others = fastpath.scan(data, resolve_contract(version, profile))
     keys = {index: key for index, _, _, key in others}
     for index, start, stop in _lines(data):
         result.lines += 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from verify_contract.budget import ABSENT_GROUP, NO_KIND, OTHER
+from verify_contract.contract._resolved import resolve_contract
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.check._report import Report
+    from verify_contract.contract._model import ResolvedModel
 
 PREFIX = "verify_contract"
 UNREGISTERED = "unregistered"
@@ -37,17 +39,17 @@ def label_name(path: str) -> str:
     return "group_" + re.sub(r"[^a-zA-Z0-9_]", "_", path)
 
 
-def kind_label(kind: str, version: str) -> str:
-    """A failure kind as a label value: registered and namespaced names as they are, others collapsed."""
+def kind_label(kind: str, model: ResolvedModel) -> str:
+    """A failure kind as a label value: registered and namespaced names as they are (in ``model``), others
+    collapsed."""
     if kind in (NO_KIND, OTHER):
         return kind
-    from verify_contract.contract._model import contract_model
     from verify_contract.reference._semantic import ecma_search, registered_kinds
 
-    kinds = contract_model(version).failure_kinds
+    kinds = model.failure_kinds
     if kinds is None:
         return UNREGISTERED
-    if kind in registered_kinds(version):
+    if kind in registered_kinds(model):
         return kind
     if kinds["namespace_separator"] in kind and ecma_search(kinds["grammar"], kind):
         return kind
@@ -56,10 +58,12 @@ def kind_label(kind: str, version: str) -> str:
 
 class BudgetCollector:
     """Yields the report's counts as metric families at each collection (prometheus-client's custom
-    collector protocol): counters are the run's totals so far, gauges its last window."""
+    collector protocol): counters are the run's totals so far, gauges its last window. ``model``: the
+    report's contract version's (it says which failure kinds are registered)."""
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, model: ResolvedModel) -> None:
         self.report = report
+        self.model = model
 
     def describe(self) -> list[Any]:
         return []  # families depend on the run: collected fresh each time
@@ -68,7 +72,6 @@ class BudgetCollector:
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
         report, run = self.report, self.report.budget
-        version = report.contract_version
         lines = CounterMetricFamily(f"{PREFIX}_check_lines", "Lines checked, by verdict.", labels=["verdict"])
         for verdict, count in (("valid", report.valid), ("invalid", report.invalid), ("blank", report.blank)):
             lines.add_metric([verdict], count)
@@ -104,7 +107,7 @@ class BudgetCollector:
                 rollouts.add_metric([state, *values], count)
             by_label: dict[str, int] = {}
             for kind, count in scope.kinds.items():
-                label = kind_label(kind, version)
+                label = kind_label(kind, self.model)
                 by_label[label] = by_label.get(label, 0) + count
             for label, count in sorted(by_label.items()):
                 masked.add_metric([label, *values], count)
@@ -124,11 +127,16 @@ class BudgetCollector:
             yield gauge
 
 
+def _collector(report: Report) -> BudgetCollector:
+    # The report names its contract; the metrics' entry points resolve it here, once per write.
+    return BudgetCollector(report, resolve_contract(report.contract_version, report.profile).model)
+
+
 def render(report: Report) -> bytes:
     """The metrics as Prometheus text exposition."""
     prometheus = _prometheus()
     registry = prometheus.CollectorRegistry(auto_describe=False)
-    registry.register(BudgetCollector(report))
+    registry.register(_collector(report))
     text: bytes = prometheus.generate_latest(registry)
     return text
 
@@ -137,7 +145,7 @@ def write_metrics(report: Report, path: str) -> None:
     """Replace ``path`` atomically with the run's metrics."""
     prometheus = _prometheus()
     registry = prometheus.CollectorRegistry(auto_describe=False)
-    registry.register(BudgetCollector(report))
+    registry.register(_collector(report))
     prometheus.write_to_textfile(path, registry)
 
 

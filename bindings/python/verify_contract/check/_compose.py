@@ -420,8 +420,8 @@ def contract_outcome(raw: bytes | memoryview, contract: Contract) -> Outcome:
                 del found[mark:]
                 found.extend(_referenced(contract, layout, field, document[field.name]))
     # The semantic rules are plain Python over a few members: the reference's own function, on the document.
-    found.extend(semantic_findings(document, contract.version))
-    return facts(document, tuple(found), contract.version)
+    found.extend(semantic_findings(document, contract.model))
+    return facts(document, tuple(found), contract.model)
 
 
 def clear_caches() -> None:

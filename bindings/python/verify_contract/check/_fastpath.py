@@ -6,8 +6,8 @@ strict JSON but a contract field needs the reference). A line of the second kind
 bytes that determine the reference's whole outcome for it (see ``_fastscan.c``). Without the compiled
 module every non-blank line asks the reference, without a key: slower, same report.
 
-The C code knows no contract field: ``field_table`` compiles the resolved contract model of a version and
-profile into the table it scans with. Whatever the table cannot express (a constraint keyword other than
+The C code knows no contract field: ``field_table`` compiles the resolved ``Contract`` (a version's model
+and a profile) into the table it scans with. Whatever the table cannot express (a constraint keyword other than
 the failure-kind grammar, a constraint on the document itself, too many fields, a depth limit other than
 the C one) makes the pre-check hand
 the line to the reference, or decline the whole version: it never calls clean what it cannot prove.
@@ -18,9 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
-from verify_contract.contract._model import Field, ResolvedModel, contract_model
-from verify_contract.contract._versions import Profile, check_profile, check_version
+from verify_contract.contract._model import Field, ResolvedModel
+from verify_contract.contract._versions import Profile
 from verify_contract.reference._mask import MASK_ROLES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from verify_contract.contract._resolved import Contract
 
 try:  # typed by _fastscan.pyi
     from verify_contract.check import _fastscan as _native
@@ -151,14 +155,12 @@ def build_field_table(model: ResolvedModel, profile: Profile) -> bytes:
 
 
 @cache
-def field_table(version: str, profile: Profile) -> bytes | None:
-    """The field table of a version and profile, or None when the pre-check declines the version."""
-    check_version(version)
-    check_profile(profile)
+def field_table(contract: Contract) -> bytes | None:
+    """The field table of the contract's profile, or None when the pre-check declines its version."""
     if _native is None:
         return None
     try:
-        return build_field_table(contract_model(version), profile)
+        return build_field_table(contract.model, contract.profile)
     except Unsupported:
         return None
 
@@ -171,8 +173,8 @@ def kinds_table(model: ResolvedModel) -> bytes:
 
 
 @cache
-def clean_kinds(version: str) -> bytes:
-    return kinds_table(contract_model(check_version(version)))
+def clean_kinds(model: ResolvedModel) -> bytes:
+    return kinds_table(model)
 
 
 Other = tuple[int, int, int, bytes | None]
@@ -204,12 +206,12 @@ def scan_with(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[Oth
     return result
 
 
-def scan(chunk: bytes, version: str, profile: Profile, fast: bool = True) -> tuple[bytes, list[Other]]:
+def scan(chunk: bytes, contract: Contract, fast: bool = True) -> tuple[bytes, list[Other]]:
     """One status byte per line of ``chunk``, and (index, start, end, memo key) of every line to ask the
     reference about."""
-    table = field_table(version, profile) if fast else None
+    table = field_table(contract) if fast else None
     if table is not None:
-        return scan_with(chunk, table, clean_kinds(version))
+        return scan_with(chunk, table, clean_kinds(contract.model))
     return _slow_scan(chunk)
 
 
@@ -220,20 +222,20 @@ KnownKinds = tuple[bytes, list[str]]
 
 
 def scan_kinds(
-    chunk: bytes, version: str, profile: Profile, fast: bool, reread_member: bytes, no_kind: str
+    chunk: bytes, contract: Contract, fast: bool, reread_member: bytes, no_kind: str
 ) -> tuple[bytes, list[Other], KnownKinds, list[Span]]:
     """``scan``, plus the failure kinds the compiled scan can say (a line it read whole that is not clean and
     unmasked: its kind, ``no_kind`` without one; a line whose memo key names a JSON-text defect: ``no_kind``),
     for ``gather``, and the spans of the lines read whole whose kind it leaves to a parse (an escape, or
     ``reread_member``, a quoted member name that may carry the kind, in the line). The failure budget reads
     the kinds without parsing the lines. Without the compiled scan it knows none."""
-    table = field_table(version, profile) if fast else None
+    table = field_table(contract) if fast else None
     if table is None:
         statuses, others = _slow_scan(chunk)
         return statuses, others, (b"", []), []
     assert _native is not None
     result: tuple[bytes, list[Other], KnownKinds, list[Span]] = _native.scan(
-        chunk, table, clean_kinds(version), (reread_member, no_kind)
+        chunk, table, clean_kinds(contract.model), (reread_member, no_kind)
     )
     return result
 
@@ -262,31 +264,6 @@ def scatter(target: bytearray, others: list[Other], states: dict[bytes | None, i
     for index, _start, _stop, key in others:
         if key in states:
             target[index] = states[key]
-
-
-WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[tuple[int, int, int, int, int, int]]]
-
-
-def window_scan(
-    carried: list[int],
-    offsets: list[int],
-    first: int,
-    window: int,
-    judged: int,
-    bounds: tuple[float, ...],
-    active: tuple[bool, ...],
-    carried_run: int,
-    follows_carried: bool,
-    limit: int,
-) -> WindowScan | None:
-    """The failure budget's windows, runs and level changes over a run of masked rollouts in one compiled
-    pass (``_fastscan.window_scan`` says what each value is); None without the compiled module."""
-    if _native is None:
-        return None
-    result: WindowScan = _native.window_scan(
-        carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit
-    )
-    return result
 
 
 def count_lines(chunk: bytes) -> int:

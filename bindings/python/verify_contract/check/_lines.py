@@ -120,21 +120,18 @@ def check_chunk(
     capped listing still has room for, so that it does not build entries it would drop.
     """
     tally = Tally(options.max_findings if room is None else max(room, 0))
-    if not isinstance(chunk, bytes) and (
-        not options.fast or fastpath.field_table(options.version, options.profile) is None
-    ):
+    if not isinstance(chunk, bytes) and (not options.fast or fastpath.field_table(options.contract) is None):
         chunk = bytes(chunk)  # the Python scan (no compiled pre-check) reads bytes
     # The compiled scan reads any buffer (a view into the input buffer or a mapped file): no copy.
     if options.facts is None:
-        statuses, others = fastpath.scan(chunk, options.version, options.profile, options.fast)  # type: ignore[arg-type]
+        statuses, others = fastpath.scan(chunk, options.contract, options.fast)  # type: ignore[arg-type]
     else:  # a failure budget: the kinds of the lines the scan read whole too
         from verify_contract.budget import NO_KIND
         from verify_contract.check._budget import REREAD_MEMBER
 
         statuses, others, line_kinds, reread = fastpath.scan_kinds(
             chunk,  # type: ignore[arg-type]
-            options.version,
-            options.profile,
+            options.contract,
             options.fast,
             REREAD_MEMBER,
             NO_KIND,

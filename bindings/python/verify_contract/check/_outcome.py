@@ -16,6 +16,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any
 
+    from verify_contract.contract._model import ResolvedModel
+
 
 class Outcome(FrozenRecord):
     """What the reference says about one document, and the facts the report counts for a valid one."""
@@ -48,19 +50,19 @@ ERROR = Severity.ERROR
 
 
 @cache
-def _fact_fields(version: str) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, str, frozenset[str]]:
-    """The legacy mask's and the failure kind's member paths at ``version`` (None: not declared), the
+def _fact_fields(model: ResolvedModel) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None, str, frozenset[str]]:
+    """The legacy mask's and the failure kind's member paths in ``model`` (None: not declared), the
     namespace separator and the registered kinds."""
-    _, kind, kinds, _, legacy = role_fields(version)
+    _, kind, kinds, _, legacy = role_fields(model)
     return (
         legacy.path if legacy is not None else None,
         kind.path if kind is not None and kinds is not None else None,
         kinds["namespace_separator"] if kinds else "",
-        registered_kinds(version),
+        registered_kinds(model),
     )
 
 
-def facts(document: Any, findings: tuple[Finding, ...], version: str) -> Outcome:
+def facts(document: Any, findings: tuple[Finding, ...], model: ResolvedModel) -> Outcome:
     """The outcome of a document with these findings: invalid, or valid with its counted facts."""
     for item in findings:
         if item.severity is ERROR:
@@ -69,7 +71,7 @@ def facts(document: Any, findings: tuple[Finding, ...], version: str) -> Outcome
         masked = effective_mask(document)
     except MaskTypeError:  # valid at a version that does not type the mask: no mask to count
         masked = False
-    legacy_path, kind_path, separator, registered = _fact_fields(version)
+    legacy_path, kind_path, separator, registered = _fact_fields(model)
     legacy = legacy_path is not None and isinstance(value_at(document, legacy_path), bool)
     kind_class = None
     kind = value_at(document, kind_path) if kind_path is not None else None

@@ -25,7 +25,7 @@ def parse(raw: bytes) -> tuple[Any, Finding | None]:
 def document_outcome(document: Any, contract: Contract) -> Outcome:
     """The reference verdict on a parsed document, with the counted facts."""
     result = judge(document, contract)
-    return facts(document, tuple(result.findings), contract.version)
+    return facts(document, tuple(result.findings), contract.model)
 
 
 def reference_outcome(raw: bytes, contract: Contract) -> Outcome:

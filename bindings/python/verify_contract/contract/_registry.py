@@ -1,16 +1,29 @@
 """The failure-kind registry file (schema/registry/failure_kinds.yaml): a lenient parse and the file's
 own lint rules, whose findings point at the entry they are about. The one loader of the file: the
-generators raise on any lint finding, the differ reports them as changes (verify_contract.diff.registry)."""
+generators raise on any lint finding, the differ reports them as changes (verify_contract.diff.registry).
+
+An entry is typed once, as ``FailureKindInfo`` (what the bindings and the generators use). ``Kind`` wraps it
+with the entry's place in the file and the lenient reading of each key, because the lint and the differ must
+read an entry that ``FailureKindInfo`` cannot hold (a missing brief, an unknown stability, a deprecation
+without a reason): the differ still compares such an entry while reporting it invalid."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
-from verify_contract.contract._failure_kind_info import DEPRECATION_REASONS, ENTRY_KEYS, STABILITIES
+from verify_contract.contract._failure_kind_info import (
+    DEPRECATION_REASONS,
+    ENTRY_KEYS,
+    STABILITIES,
+    Deprecation,
+    DeprecationReason,
+    FailureKindInfo,
+    Stability,
+)
 from verify_contract.contract._versions import version_key
 from verify_contract.findings import Finding, Severity
 
@@ -23,6 +36,9 @@ LINT_RULE = "registry-lint"
 
 @dataclass(frozen=True)
 class Kind:
+    """One entry of the file as the lint and the differ read it (each key None where it is not a non-empty
+    string), and ``info``, the entry typed as the bindings type it: None when the entry breaks a rule."""
+
     index: int
     """Position in the file's ``kinds`` list, for the JSON pointer ``/kinds/<index>``."""
     id: str
@@ -31,6 +47,7 @@ class Kind:
     stability: str | None
     added_in: str | None
     deprecated: dict[str, Any] | None
+    info: FailureKindInfo | None
 
     @property
     def pointer(self) -> str:
@@ -108,6 +125,19 @@ def _lint_kind(entry: dict[str, Any], versions: list[str]) -> list[str]:
     return problems
 
 
+def _info(entry: dict[str, Any]) -> FailureKindInfo:
+    """The typed entry of one that ``_lint_kind`` passed: its strings are non-empty, its stability and
+    deprecation reason among the allowed ones (the casts say what the lint checked)."""
+    raw = entry.get("deprecated")
+    deprecation = None
+    if raw is not None:
+        reason = cast(DeprecationReason, raw["reason"])
+        deprecation = Deprecation(raw["in"], reason, raw.get("renamed_to"), raw.get("note"))
+    text = {key: cast(str, _text(entry, key)) for key in ("domain", "brief", "stability", "added_in")}
+    stability = cast(Stability, text["stability"])
+    return FailureKindInfo(entry["id"], text["domain"], text["brief"], stability, text["added_in"], deprecation)
+
+
 def parse_registry(text: str, versions: list[str], where: str = FILE) -> RegistryData:
     """Parse without raising: the differ reports a broken registry as a change, not as a crash."""
     try:
@@ -126,7 +156,8 @@ def parse_registry(text: str, versions: list[str], where: str = FILE) -> Registr
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
             findings.append(_lint(where, f"kinds[{index}] has no string id", pointer))
             continue
-        findings.extend(_lint(where, problem, pointer) for problem in _lint_kind(entry, versions))
+        problems = _lint_kind(entry, versions)
+        findings.extend(_lint(where, problem, pointer) for problem in problems)
         deprecated = entry.get("deprecated")
         kinds.append(
             Kind(
@@ -137,6 +168,7 @@ def parse_registry(text: str, versions: list[str], where: str = FILE) -> Registr
                 _text(entry, "stability"),
                 _text(entry, "added_in"),
                 deprecated if isinstance(deprecated, dict) else None,
+                None if problems else _info(entry),
             )
         )
     ids = [kind.id for kind in kinds]
@@ -156,6 +188,16 @@ def rename_problem(kind: Kind, deprecation: dict[str, Any], known: dict[str, Kin
     if known[target].deprecated_at(version) is not None:
         return f"`{kind.id}` is renamed to `{target}`, which is itself deprecated"
     return None
+
+
+def registered(data: RegistryData) -> list[FailureKindInfo]:
+    """The typed kinds of a registry with no lint finding, in file order (``ValueError`` naming the
+    findings otherwise): what the generators build every output from."""
+    problems = lint_findings(data)
+    typed = [kind.info for kind in data.kinds if kind.info is not None]
+    if problems or len(typed) != len(data.kinds):
+        raise ValueError(f"{data.where}: " + "; ".join(problem.message for problem in problems))
+    return typed
 
 
 def lint_findings(data: RegistryData) -> list[Finding]:

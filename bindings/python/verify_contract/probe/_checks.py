@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from verify_contract.contract._model import contract_model
+from verify_contract.contract._model import ResolvedModel, contract_model
+from verify_contract.contract._resolved import resolve_contract
 from verify_contract.contract._versions import Profile
 from verify_contract.findings import Finding, Severity
 from verify_contract.reference._jsonio import parse_json
@@ -187,7 +188,7 @@ def judge_reply(
     if "probe-reward-finite" in selected and isinstance(document, dict) and roles["reward"] is not None:
         found.extend(_reward_findings(values["reward"], roles["reward"].pointer, parsed.ok))
     if "probe-failure-kind" in selected:
-        found.extend(_kind_findings(values["failure_kind"], version))
+        found.extend(_kind_findings(values["failure_kind"], model))
     if "probe-mask-agree" in selected and roles["mask"] is not None and roles["legacy_mask"] is not None:
         found.extend(_mask_findings(values["mask"], values["legacy_mask"], roles["mask"].name))
     mask = _effective(values["mask"], values["legacy_mask"])
@@ -205,7 +206,7 @@ def _proved_clean(body: bytes, version: str, profile: Profile) -> bool:
 
     if not fastpath.available():
         return False
-    statuses, _ = fastpath.scan(body, version, profile)
+    statuses, _ = fastpath.scan(body, resolve_contract(version, profile))
     return len(statuses) == 1 and statuses[0] in fastpath.CLEAN_STATUSES
 
 
@@ -234,9 +235,9 @@ def _overflows(number: int) -> bool:
     return False
 
 
-def _kind_findings(kind: Any, version: str) -> list[Finding]:
-    kinds = contract_model(version).failure_kinds
-    field = contract_model(version).role("failure_kind")
+def _kind_findings(kind: Any, model: ResolvedModel) -> list[Finding]:
+    kinds = model.failure_kinds
+    field = model.role("failure_kind")
     if kind is ABSENT or kind is None or kinds is None or field is None:
         return []
     where = field.pointer
@@ -248,10 +249,10 @@ def _kind_findings(kind: Any, version: str) -> list[Finding]:
         return [_finding("probe-failure-kind", Severity.ERROR, message, where, kind=cap(kind, 60))]
     if kinds["namespace_separator"] in kind:
         return []
-    if kind not in registered_kinds(version):
-        message = f"{where}: {shown} is neither registered at {version} nor namespaced ('<server>:<kind>')"
+    if kind not in registered_kinds(model):
+        message = f"{where}: {shown} is neither registered at {model.version} nor namespaced ('<server>:<kind>')"
         return [_finding("probe-failure-kind", Severity.WARNING, message, where, kind=kind)]
-    deprecation = deprecations(version).get(kind)
+    deprecation = deprecations(model).get(kind)
     if deprecation is not None:
         renamed = deprecation.get("renamed_to")
         hint = f"; use {renamed!r}" if renamed else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from verify_contract.contract._model import Field, contract_model
+from verify_contract.contract._model import Field, ResolvedModel
 from verify_contract.findings import Finding, finding
 from verify_contract.reference._schema_messages import json_text
 
@@ -34,18 +34,18 @@ def ecma_search(pattern: str, text: str) -> bool:
 
 
 @cache
-def deprecations(version: str) -> dict[str, dict[str, Any]]:
-    """Registered kinds deprecated at or before ``version``: each one's ``deprecated`` entry of the model
-    (``in``, ``reason``, ``renamed_to``). Read here only; ``validation.deprecated_kinds`` types it."""
-    kinds = contract_model(version).failure_kinds
+def deprecations(model: ResolvedModel) -> dict[str, dict[str, Any]]:
+    """Registered kinds deprecated at or before the model's version: each one's ``deprecated`` entry of the
+    model (``in``, ``reason``, ``renamed_to``). Read here only; ``validation.deprecated_kinds`` types it."""
+    kinds = model.failure_kinds
     registered = kinds["registered"] if kinds else []
     return {kind["id"]: kind["deprecated"] for kind in registered if kind["deprecated"]}
 
 
 @cache
-def registered_kinds(version: str) -> frozenset[str]:
-    """The failure kinds registered at ``version`` (none before the registry)."""
-    return contract_model(version).registered_kinds()
+def registered_kinds(model: ResolvedModel) -> frozenset[str]:
+    """The failure kinds registered at the model's version (none before the registry), built once."""
+    return model.registered_kinds()
 
 
 ABSENT = object()
@@ -71,22 +71,21 @@ SEMANTIC_ROLES = ("reward", "failure_kind", "mask", "legacy_mask")
 
 @cache
 def role_fields(
-    version: str,
+    model: ResolvedModel,
 ) -> tuple[Field | None, Field | None, dict[str, Any] | None, Field | None, Field | None]:
-    """The fields playing the roles the semantic rules read at ``version`` (reward, failure kind, with the
+    """The fields playing the roles the semantic rules read in ``model`` (reward, failure kind, with the
     model's failure-kind data, mask, legacy mask), looked up once: ``check`` runs the rules and counts the
     facts on every line it composes."""
-    model = contract_model(version)
     roles = (model.role(role) for role in SEMANTIC_ROLES)
     reward, kind, mask, legacy = roles
     return reward, kind, model.failure_kinds, mask, legacy
 
 
-def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
+def semantic_findings(document: dict[str, Any], model: ResolvedModel) -> list[Finding]:
     """The rules JSON Schema cannot say: finiteness, registry membership, the legacy mask. They read the
     fields playing the SPEC roles (the model's ``roles``), wherever a version declares them."""
     found: list[Finding] = []
-    reward_field, kind_field, kinds, mask_field, legacy_field = role_fields(version)
+    reward_field, kind_field, kinds, mask_field, legacy_field = role_fields(model)
     if reward_field is not None:
         reward = value_at(document, reward_field.path)
         if isinstance(reward, float) and not math.isfinite(reward):
@@ -96,17 +95,17 @@ def semantic_findings(document: dict[str, Any], version: str) -> list[Finding]:
         kind = value_at(document, kind_field.path)
         where = kind_field.pointer
         if isinstance(kind, str) and kinds["namespace_separator"] not in kind:
-            registered = registered_kinds(version)
+            registered = registered_kinds(model)
             if kind not in registered and _ecma_regex(kinds["grammar"]).find(kind) is not None:
                 found.append(
                     finding(
                         "failure-kind-unregistered",
-                        f"{where}: {json_text(kind)} is not registered at {version}; consumers treat it as a generic "
-                        "failure (use '<server>:<kind>' for an environment's own kinds)",
+                        f"{where}: {json_text(kind)} is not registered at {model.version}; consumers treat it as a "
+                        "generic failure (use '<server>:<kind>' for an environment's own kinds)",
                         where,
                     )
                 )
-            deprecation = deprecations(version).get(kind)
+            deprecation = deprecations(model).get(kind)
             if deprecation is not None and kind in registered:
                 since, renamed_to = deprecation["in"], deprecation.get("renamed_to")
                 hint = f"; use {json_text(renamed_to)}" if renamed_to else ""

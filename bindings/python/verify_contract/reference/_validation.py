@@ -12,7 +12,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 from verify_contract.contract._failure_kind_info import Deprecation
-from verify_contract.contract._model import ResolvedModel, RuleChoice
+from verify_contract.contract._model import ResolvedModel, RuleChoice, contract_model
 from verify_contract.contract._resolved import Contract, resolve_contract
 from verify_contract.contract._schemas import profile_reference, profile_schema, registry_of, schema_registry
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_version
@@ -54,10 +54,10 @@ def __getattr__(name: str) -> Any:
 
 
 @cache
-def schema_validator(version: str, profile: Profile) -> Validator:
-    """The reference validator of one profile at one version. It never fetches anything."""
-    check_version(version)
-    return contract_validator_class()(profile_schema(version, profile), registry=schema_registry(version))
+def schema_validator(contract: Contract) -> Validator:
+    """The reference validator of the contract's profile at its version. It never fetches anything."""
+    schema = profile_schema(contract.version, contract.profile)
+    return contract_validator_class()(schema, registry=schema_registry(contract.version))
 
 
 def validator_of(documents: list[dict[str, Any]], profile: Profile) -> Validator:
@@ -150,7 +150,7 @@ def _schema_rule(error: ValidationError, model: ResolvedModel) -> list[tuple[str
 
 
 def schema_findings(document: Any, contract: Contract) -> list[Finding]:
-    validator = schema_validator(contract.version, contract.profile)
+    validator = schema_validator(contract)
     return findings_of_errors(validator.iter_errors(document), contract.model)
 
 
@@ -167,10 +167,12 @@ def findings_of_errors(errors: Iterable[ValidationError], model: ResolvedModel) 
 
 @cache
 def deprecated_kinds(version: str) -> dict[str, Deprecation]:
-    """Registered kinds deprecated at or before ``version``, with their deprecation."""
+    """Registered kinds deprecated at or before ``version``, with their deprecation (``ValueError`` for an
+    unknown version)."""
+    model = contract_model(check_version(version))  # a public entry point: the version resolved here, once
     return {
         kind: Deprecation(entry["in"], entry["reason"], entry.get("renamed_to"))
-        for kind, entry in deprecations(version).items()
+        for kind, entry in deprecations(model).items()
     }
 
 
@@ -183,5 +185,5 @@ def judge(document: Any, contract: Contract) -> ValidationResult:
     """``validate`` for a contract resolved once by the caller (``check`` judges many documents by one)."""
     found = schema_findings(document, contract)
     if isinstance(document, dict):
-        found.extend(semantic_findings(document, contract.version))
+        found.extend(semantic_findings(document, contract.model))
     return ValidationResult(found)

@@ -1,0 +1,88 @@
+"""The failure budget's window pass: the sliding windows, consecutive runs and level changes over a run of
+masked or failed rollouts (``FailureBudget.record_run``), in the compiled ``_fastscan.window_scan`` or, without
+it, the same loop in Python.
+
+A module of its own beside ``budget``: the library's budget reaches the compiled code without importing the
+check pipeline (``_fastscan`` is built into the ``check`` package, whose ``__init__`` imports nothing).
+"""
+
+from __future__ import annotations
+
+try:  # typed by _fastscan.pyi
+    from verify_contract.check import _fastscan as _native
+except ImportError:  # no C compiler when the package was installed
+    _native = None  # type: ignore[assignment]
+
+WindowEvent = tuple[int, int, int, int, int, int]
+"""(k, order, masked in the window, window size, index of the window's first masked rollout, run)."""
+WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[WindowEvent]]
+"""(worst rate, its k, its masked count, its size, longest run, its k, last run, levels after, events)."""
+
+
+def window_scan(
+    carried: list[int],
+    offsets: list[int],
+    first: int,
+    window: int,
+    judged: int,
+    bounds: tuple[float, ...],
+    active: tuple[bool, ...],
+    carried_run: int,
+    follows_carried: bool,
+    limit: int,
+) -> WindowScan:
+    """The windows, runs and level changes of the run whose k-th masked rollout has the ordinal
+    ``first + offsets[k]``, after the ``carried`` ordinals still in the window (``_fastscan.window_scan``
+    says what each value is)."""
+    if _native is not None:
+        result: WindowScan = _native.window_scan(
+            carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit
+        )
+        return result
+    return python_window_scan(
+        carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit
+    )
+
+
+def python_window_scan(
+    carried: list[int],
+    offsets: list[int],
+    first: int,
+    window: int,
+    judged: int,
+    bounds: tuple[float, ...],
+    active: tuple[bool, ...],
+    carried_run: int,
+    follows_carried: bool,
+    limit: int,
+) -> WindowScan:
+    """``window_scan`` without the compiled module: the C loop, step for step (a test holds the two together)."""
+    ordinals = [*carried, *(first + offset for offset in offsets)]
+    above = list(active)
+    events: list[WindowEvent] = []
+    worst, worst_at, worst_inside, worst_size = -1.0, -1, 0, 0
+    start, longest, longest_at, run = 0, 1, 0, carried_run
+    base = len(carried)
+    for k in range(len(offsets)):
+        at = base + k
+        ordinal = ordinals[at]
+        while ordinals[start] <= ordinal - window:  # the window is (ordinal - window, ordinal]
+            start += 1
+        follows = ordinals[at] == ordinals[at - 1] + 1 if k else follows_carried
+        run = run + 1 if follows else 1
+        if run > longest:
+            longest, longest_at = run, k
+        inside, size = at - start + 1, min(ordinal, window)
+        if run == limit:
+            events.append((k, 0, inside, size, start, run))
+        if k < judged:
+            continue
+        rate = inside / size
+        if rate > worst:
+            worst, worst_at, worst_inside, worst_size = rate, k, inside, size
+        for level, bound in enumerate(bounds):
+            now = rate > bound
+            if now and not above[level]:
+                events.append((k, level + 1, inside, size, start, run))
+            above[level] = now
+    return worst, worst_at, worst_inside, worst_size, longest, longest_at, run, tuple(above), events
