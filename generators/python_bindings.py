@@ -25,11 +25,10 @@ import ast
 from typing import Any
 
 from generators import paths
-from generators.binding_facts import merged_types
+from verify_contract.codegen._binding import merged_types, string_definitions
 from generators.model import resolved_models
 from generators.registry import load_registry
 from generators.render import render
-from generators.rust_bindings import string_definitions
 from verify_contract.codegen.header import GeneratedHeader
 
 

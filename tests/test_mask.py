@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from generators.binding_facts import runtime_facts
+from verify_contract.codegen._binding import contract_facts as runtime_facts
 from verify_contract import MaskTypeError, effective_mask
 from verify_contract.codegen import renderer
 from verify_contract.contract._model import MASK_ROLES, contract_model, mask_locations, model_from_data
