@@ -1,5 +1,5 @@
 """The repository's bindings come from ``verify-contract generate --templates``: each template folder under
-generators/templates that ``python -m generators`` renders for the Go, Rust and TypeScript bindings,
+generators/templates that ``python -m generators`` renders for the Go, Rust, TypeScript and Python bindings,
 rendered by the command line (``--profile all``), gives the committed file byte for byte (Go after gofmt,
 which ``python -m generators`` runs too)."""
 
@@ -16,6 +16,7 @@ from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "generators" / "templates"
+GENERATED_PYTHON = ROOT / "bindings" / "python" / "verify_contract" / "generated"
 
 
 def _module(version: str) -> str:
@@ -64,6 +65,19 @@ def test_the_root_modules_are_the_command_lines_output(language: str, tmp_path: 
     generated = ROOT / "bindings" / language / "src" / "generated"
     for path in made:
         assert path.read_text("utf-8") == (generated / path.name).read_text("utf-8"), path.name
+
+
+@pytest.mark.parametrize("version", CONTRACT_VERSIONS)
+def test_each_versions_python_package_is_the_command_lines_output(version: str, tmp_path: Path) -> None:
+    made = _generate("bindings/python", "python/version", version, tmp_path, "--name", "__init__")
+    assert [p.name for p in made] == ["__init__.py", "models.py", "typeddicts.py"]
+    for path in made:
+        assert path.read_text("utf-8") == (GENERATED_PYTHON / _module(version) / path.name).read_text("utf-8")
+
+
+def test_the_python_package_init_is_the_command_lines_output(tmp_path: Path) -> None:
+    (made,) = _generate("bindings/python", "python/root", LATEST_VERSION, tmp_path, "--name", "__init__")
+    assert made.read_text("utf-8") == (GENERATED_PYTHON / made.name).read_text("utf-8")
 
 
 def test_profile_all_is_for_own_templates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

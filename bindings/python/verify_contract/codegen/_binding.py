@@ -95,6 +95,7 @@ def binding(model: Model) -> dict[str, Any]:
             member["unchecked_by_type"] = [] if member["open_enum"] else sorted(member["constraints"])
     return {
         "structs": structs,
+        "structs_bases_first": _bases_first(model, structs, roots),
         "unions": unions,
         "roots": roots,
         "definitions": {name: profile["definition"] for name, profile in model["profiles"].items()},
@@ -108,6 +109,30 @@ def binding(model: Model) -> dict[str, Any]:
             if not member["open_enum"]
         ),
     }
+
+
+def _bases_first(model: Model, structs: list[dict[str, Any]], roots: dict[str, str]) -> list[dict[str, Any]]:
+    """The structs in an order a language with class inheritance can define them: nested objects, then
+    each profile's root after the root it extends. Each struct gets its ``base`` (the root type its
+    profile's definition extends, or None) and ``own_members`` (the members it does not inherit as they are)."""
+    root_of = {model["profiles"][profile]["definition"]: name for profile, name in roots.items()}
+    by_name = {struct["name"]: struct for struct in structs}
+    ordered = [s for s in structs if s["name"] not in roots.values()]
+    for struct in ordered:
+        struct.update(base=None, own_members=struct["members"])
+    for profile, name in roots.items():
+        struct = by_name[name]
+        extends = model["definitions"][model["profiles"][profile]["definition"]]["extends"]
+        base = next((root_of[d] for d in extends if d in root_of and root_of[d] != name), None)
+        inherited = by_name[base]["members"] if base else []
+        struct.update(base=base, own_members=[m for m in struct["members"] if m not in inherited])
+        ordered.append(struct)
+    placed: list[dict[str, Any]] = []
+    while ordered:  # a root after its base (profiles may list the extending one first)
+        ready = next(s for s in ordered if s["base"] is None or s["base"] in {p["name"] for p in placed})
+        placed.append(ready)
+        ordered.remove(ready)
+    return placed
 
 
 def ordered_models(models: Mapping[str, Model]) -> list[Model]:
