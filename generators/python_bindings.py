@@ -2,12 +2,12 @@
 type macros as ``verify-contract generate python-pydantic`` (``codegen/templates/_shared/_pydantic.j2``).
 
 The package's modules differ from a downstream's only where the package needs more (templates in
-generators/templates/python/, rendered by ``verify-contract generate --templates``): one module holds every profile (``GymVerifyResponse`` extends
-``VerifyResponse`` and shares its nested classes), the base class is ``verify_contract.model_base.
-ContractModel``, every named ``$defs`` object is a class (``ResponsesCreateParams``), a registered kind
-decodes to a ``RegisteredFailureKind`` enum member and each pattern definition keeps its name
-(``FailureKindName``). The TypedDicts carry the same constrained types, so ``typeddict_adapter``
-validates through pydantic as strictly as the models.
+generators/templates/python/, rendered by ``verify-contract generate --templates --profile all``): one
+module holds every profile (``GymVerifyResponse`` extends ``VerifyResponse`` and shares its nested
+classes), the base class is ``verify_contract.model_base.ContractModel``, every named ``$defs`` object is
+a class (``ResponsesCreateParams``), a registered kind decodes to a ``RegisteredFailureKind`` enum member
+and each pattern definition keeps its name (``FailureKindName``). The TypedDicts carry the same
+constrained types, so ``typeddict_adapter`` validates through pydantic as strictly as the models.
 
 Until contract model 1 these modules came from datamodel-code-generator 0.89.0. Measured on the change
 drill (tests/test_change_drill.py: a next version with one constrained field of each JSON type), its

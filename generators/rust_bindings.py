@@ -1,10 +1,11 @@
 """Rust bindings: serde types per contract version, rendered from templates over the resolved model.
 
-typify 0.8.0 was tried first and its output does not compile for these schemas, drops unknown keys,
-turns integer rewards into floats and writes ``null``/absent fields wrongly (evidence in
-bindings/rust/GENERATION.md), so the types are rendered by templates (generators/templates/rust/, rendered by ``verify-contract generate --templates``) over
-the model's view of each profile (verify_contract.codegen: the walker every target shares); the two
-profiles of a version share one module, their types merged by name as for Go.
+typify 0.8.0 was tried first and its output does not compile for these schemas, drops unknown keys, turns
+integer rewards into floats and writes ``null``/absent fields wrongly (evidence in
+bindings/rust/GENERATION.md), so the types are rendered by templates (generators/templates/rust/, rendered
+by ``verify-contract generate --templates --profile all``) over the model's view of each profile
+(verify_contract.codegen: the walker every target shares); the two profiles of a version share one module,
+their types merged by name as for Go.
 
 Mapping (the contract's requirements on the bindings, see SPEC.md "Bindings"):
 - an object with ``additionalProperties: true`` keeps unknown members in ``extra`` (``#[serde(flatten)]``);

@@ -96,5 +96,6 @@ def artifacts(
     files.update((GENERATED / name, text) for name, text in root.items())
     schemas = {"versions": versions, "bundles": bundles}
     files[GENERATED / "schemas.ts"] = render("typescript/tables/schemas.ts.j2", schemas)
-    files[GENERATED / "failure_kinds.ts"] = render("typescript/tables/failure_kinds.ts.j2", _failure_kinds_context(kinds))
+    registry = _failure_kinds_context(kinds)
+    files[GENERATED / "failure_kinds.ts"] = render("typescript/tables/failure_kinds.ts.j2", registry)
     return files
