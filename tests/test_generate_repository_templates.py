@@ -5,6 +5,8 @@ which ``python -m generators`` runs too)."""
 
 from __future__ import annotations
 
+import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -91,3 +93,17 @@ def test_a_profile_the_version_lacks_is_refused(tmp_path: Path, capsys: pytest.C
     folder = str(TEMPLATES / "go" / "root")
     assert cli(["generate", "bindings/go", "--templates", folder, "--profile", "every", "--out", str(tmp_path)]) == 2
     assert "has no profile 'every'" in capsys.readouterr().err
+
+
+def test_the_docs_command_writes_the_committed_go_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/generate.md's command, run as shown from the checkout (its --out moved to a temporary folder)."""
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "docs" / "generate.md").read_text("utf-8")
+    (block,) = re.findall(r"```sh\n(verify-contract generate bindings/go [^`]*?)```", text)
+    argv = shlex.split(block.replace("\\\n", " "))[1:]
+    out = argv.index("--out") + 1
+    committed = ROOT / argv[out]
+    argv[out] = str(tmp_path)
+    assert cli(argv) == 0
+    (made,) = tmp_path.iterdir()
+    assert _gofmt(made) == (committed / made.name).read_text("utf-8")
