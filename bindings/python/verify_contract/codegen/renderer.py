@@ -274,7 +274,10 @@ def render(request: Request) -> dict[str, str]:
     if merged or per_profile:
         schema = request.schema if request.model is not None else bundled_schema(model.version)
     if merged:
-        context.update(binding=binding.binding(model.raw), profile=ALL_PROFILES)
+        try:
+            context.update(binding=binding.binding(model.raw), profile=ALL_PROFILES)
+        except ValueError as error:
+            raise GenerateError(str(error)) from None
         if schema is not None:
             context["schema"] = dict(schema)
     elif per_profile:
