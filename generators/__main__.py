@@ -15,7 +15,6 @@ from generators.bundle import bundle, dump_json, uses_registry
 from generators.model import resolved_models
 from generators.registry import FailureKindInfo, failure_kinds_schema, load_registry
 from generators.registry_outputs import markdown_table, python_constants, replace_generated_block, rules_table
-from generators.render import render
 
 Artifacts = dict[Path, str]
 Bundles = dict[str, dict[str, Any]]
@@ -45,7 +44,7 @@ def _extra_generators() -> list[Callable[[Bundles, list[FailureKindInfo], Models
 
 def build_artifacts() -> Artifacts:
     """Every generated file and its content, computed in memory."""
-    from generators.python_bindings import latest_modules, python_modules
+    from generators.python_bindings import latest_modules, package_init, python_modules
     from generators.wording import wording_table
 
     versions = paths.contract_versions()
@@ -71,14 +70,14 @@ def build_artifacts() -> Artifacts:
     for version, model in models.items():
         artifacts[paths.MODEL_DIR / f"{version}.json"] = dump_json(model)
         artifacts[paths.WORDING_DIR / f"{version}.json"] = dump_json(wording_table(model, files[version]))
-        modules[version] = python_modules(version, model)
+        modules[version] = python_modules(version, models, bundles)
         for name, text in modules[version].items():
             artifacts[paths.PYTHON_GENERATED / paths.module_name(version) / name] = text
     for name, text in latest_modules(versions[-1], modules[versions[-1]]).items():
         artifacts[paths.PYTHON_GENERATED / "latest" / name] = text
     artifacts[paths.PYTHON_GENERATED / "failure_kinds.py"] = python_constants(kinds)
-    package_init = {"versions": tuple(versions), "modules": [paths.module_name(v) for v in versions]}
-    artifacts[paths.PYTHON_GENERATED / "__init__.py"] = render("python/package_init.py.j2", package_init)
+    for name, text in package_init(models, bundles).items():
+        artifacts[paths.PYTHON_GENERATED / name] = text
     spec = paths.SPEC_FILE.read_text(encoding="utf-8")
     spec = replace_generated_block(spec, "registry", markdown_table(kinds))
     artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "rules", rules_table())

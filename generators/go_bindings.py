@@ -18,15 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from generators import paths
-from generators.binding_facts import merged_types, runtime_facts
 from generators.bundle import dump_json
 from generators.registry import FailureKindInfo
-from generators.render import render
-from verify_contract.codegen.header import GeneratedHeader
+from generators.render import render_binding
 
 GO_ROOT = paths.ROOT / "bindings" / "go"
 SCHEMA_FILE = "verify_response.schema.json"
-SOURCE_FILE = "contract_gen.go"
 
 
 def _gofmt(source: str, name: str) -> str:
@@ -46,40 +43,18 @@ def _gofmt(source: str, name: str) -> str:
 def artifacts(
     bundles: dict[str, dict[str, Any]], registry: list[FailureKindInfo], models: dict[str, dict[str, Any]]
 ) -> dict[Path, str]:
-    """Generated Go files (and each version's embedded schema), keyed by absolute path."""
+    """Generated Go files (and each version's embedded schema), keyed by absolute path: each template
+    folder rendered as ``verify-contract generate bindings/go --templates ... --profile all`` renders it."""
     del registry  # the registered kinds of each version come from its resolved model
     versions = sorted(bundles, key=paths.version_key)
     out: dict[Path, str] = {}
-    listed = []
     for version in versions:
-        model = models[version]
         package = paths.module_name(version)
-        structs, unions, roots = merged_types(model)
-        definitions = {name: profile["definition"] for name, profile in model["profiles"].items()}
-        context = {
-            "version": version,
-            "package": package,
-            "description": bundles[version].get("description", ""),
-            "header": GeneratedHeader("bindings/go", version, "all", model["source_hash"]).line(),
-            "profiles": definitions,
-            "structs": structs,
-            "unions": unions,
-            # A checked pattern (not an open enum's: its decoder has its own) compiles a regexp.
-            "checks_use_regexp": any(
-                "pattern" in member["checks"] or (member["item"] and "pattern" in member["item"]["checks"])
-                for struct in structs
-                for member in struct["members"]
-                if not member["open_enum"]
-            ),
-        }
         directory = GO_ROOT / package
         out[directory / SCHEMA_FILE] = dump_json(bundles[version])
-        source = render("go/contract_gen.go.j2", context)
-        out[directory / SOURCE_FILE] = _gofmt(source, f"{version}/{SOURCE_FILE}")
-        listed.append({"version": version, "package": package, "roots": roots, "definitions": definitions})
-    facts = runtime_facts(models)
-    root = render("go/versions_gen.go.j2", {"versions": listed, **facts})
-    out[GO_ROOT / "versions_gen.go"] = _gofmt(root, "versions_gen.go")
-    limits = render("go/limits_gen.go.j2", facts)
-    out[GO_ROOT / "jsonwire" / "limits_gen.go"] = _gofmt(limits, "jsonwire/limits_gen.go")
+        for name, source in render_binding("go/version", version, models, bundles, package=package).items():
+            out[directory / name] = _gofmt(source, f"{package}/{name}")
+    for folder, directory in (("go/root", GO_ROOT), ("go/jsonwire", GO_ROOT / "jsonwire")):
+        for name, source in render_binding(folder, versions[-1], models, bundles).items():
+            out[directory / name] = _gofmt(source, f"{directory.name}/{name}")
     return out

@@ -2,12 +2,12 @@
 type macros as ``verify-contract generate python-pydantic`` (``codegen/templates/_shared/_pydantic.j2``).
 
 The package's modules differ from a downstream's only where the package needs more (templates in
-generators/templates/python/): one module holds every profile (``GymVerifyResponse`` extends
-``VerifyResponse`` and shares its nested classes), the base class is ``verify_contract.model_base.
-ContractModel``, every named ``$defs`` object is a class (``ResponsesCreateParams``), a registered kind
-decodes to a ``RegisteredFailureKind`` enum member and each pattern definition keeps its name
-(``FailureKindName``). The TypedDicts carry the same constrained types, so ``typeddict_adapter``
-validates through pydantic as strictly as the models.
+generators/templates/python/, rendered by ``verify-contract generate --templates --profile all``): one
+module holds every profile (``GymVerifyResponse`` extends ``VerifyResponse`` and shares its nested
+classes), the base class is ``verify_contract.model_base.ContractModel``, every named ``$defs`` object is
+a class (``ResponsesCreateParams``), a registered kind decodes to a ``RegisteredFailureKind`` enum member
+and each pattern definition keeps its name (``FailureKindName``). The TypedDicts carry the same
+constrained types, so ``typeddict_adapter`` validates through pydantic as strictly as the models.
 
 Until contract model 1 these modules came from datamodel-code-generator 0.89.0. Measured on the change
 drill (tests/test_change_drill.py: a next version with one constrained field of each JSON type), its
@@ -25,64 +25,22 @@ import ast
 from typing import Any
 
 from generators import paths
-from generators.binding_facts import merged_types
 from generators.model import resolved_models
 from generators.registry import load_registry
-from generators.render import render
-from generators.rust_bindings import string_definitions
-from verify_contract.codegen.header import GeneratedHeader
+from generators.render import render, render_binding
 
 
-def _with_bases(model: dict[str, Any], structs: list[dict[str, Any]], roots: dict[str, str]) -> list[dict[str, Any]]:
-    """The structs in an order Python can define them (nested objects, then each profile's root after the
-    root it extends), each root with its ``base`` class and the members it does not inherit unchanged."""
-    root_of = {model["profiles"][profile]["definition"]: name for profile, name in roots.items()}
-    by_name = {struct["name"]: struct for struct in structs}
-    ordered = [s for s in structs if s["name"] not in roots.values()]
-    for profile, name in roots.items():
-        struct = dict(by_name[name])
-        extends = model["definitions"][model["profiles"][profile]["definition"]]["extends"]
-        base = next((root_of[d] for d in extends if d in root_of and root_of[d] != name), None)
-        struct["base"] = base
-        inherited = by_name[base]["members"] if base else []
-        struct["own_members"] = [m for m in struct["members"] if m not in inherited]
-        ordered.append(struct)
-    for struct in ordered:
-        struct.setdefault("base", None)
-        struct.setdefault("own_members", struct["members"])
-    placed: list[dict[str, Any]] = []
-    while ordered:  # a root after its base (profiles may list the extending one first)
-        ready = next(s for s in ordered if s["base"] is None or s["base"] in {p["name"] for p in placed})
-        placed.append(ready)
-        ordered.remove(ready)
-    return placed
+def python_modules(
+    version: str, models: dict[str, dict[str, Any]], bundles: dict[str, dict[str, Any]]
+) -> dict[str, str]:
+    """Module name -> source, for one contract version: ``python/version`` rendered as ``verify-contract
+    generate bindings/python --templates ... --profile all --name __init__`` renders it."""
+    return render_binding("python/version", version, models, bundles, name="__init__")
 
 
-def python_modules(version: str, model: dict[str, Any]) -> dict[str, str]:
-    """Module name -> source, for one contract version's resolved model."""
-    structs, _, roots = merged_types(model)
-    patterns, enums = string_definitions(model)
-    unions = {
-        member["open_enum"]["name"]: {"name": member["open_enum"]["name"], "member": member}
-        for struct in structs
-        for member in struct["members"]
-        if member["open_enum"]
-    }
-    context = {
-        "version": version,
-        "header": GeneratedHeader("bindings/python", version, "all", model["source_hash"]).line(),
-        "structs": _with_bases(model, structs, roots),
-        "patterns": patterns,
-        "enums": enums,
-        "unions": list(unions.values()),
-        # A member constrained exactly by a pattern definition is typed by that definition's name.
-        "names": {definition["constraints"]["pattern"]: name for name, definition in patterns},
-    }
-    return {
-        "__init__.py": render("python/version_init.py.j2", {"version": version}),
-        "models.py": render("python/models.py.j2", context),
-        "typeddicts.py": render("python/typeddicts.py.j2", context),
-    }
+def package_init(models: dict[str, dict[str, Any]], bundles: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The ``generated`` package's ``__init__``: every version, the newest last (``python/root``)."""
+    return render_binding("python/root", max(models, key=paths.version_key), models, bundles, name="__init__")
 
 
 def _public_names(source: str) -> list[str]:
@@ -97,11 +55,11 @@ def latest_modules(version: str, modules: dict[str, str]) -> dict[str, str]:
     """The ``latest`` subpackage: the newest version's public names, re-exported by name, so the package's
     ``verify_contract.models`` and ``typeddicts`` follow a new version without a hand edit."""
     package = f"verify_contract.generated.{paths.module_name(version)}"
-    files = {"__init__.py": render("python/latest_init.py.j2", {"version": version})}
+    files = {"__init__.py": render("python/latest/latest_init.py.j2", {"version": version})}
     for module, what in (("models", "pydantic models"), ("typeddicts", "TypedDicts")):
         names = _public_names(modules[f"{module}.py"])
         context = {"version": version, "package": package, "module": module, "what": what, "names": names}
-        files[f"{module}.py"] = render("python/latest_module.py.j2", context)
+        files[f"{module}.py"] = render("python/latest/latest_module.py.j2", context)
     return files
 
 
@@ -109,4 +67,4 @@ def models_source(version: str, bundled: dict[str, Any]) -> str:
     """The ``models`` module of one bundled schema (e.g. an edited copy of a released version), resolved
     with the repository's registry: what ``python -m generators`` would write for it."""
     kinds = load_registry(paths.REGISTRY_FILE, paths.contract_versions())
-    return python_modules(version, resolved_models({version: bundled}, kinds)[version])["models.py"]
+    return python_modules(version, resolved_models({version: bundled}, kinds), {version: bundled})["models.py"]

@@ -9,7 +9,7 @@ from generators.render import render
 
 
 def python_constants(kinds: list[FailureKindInfo]) -> str:
-    return render("python/failure_kinds.py.j2", {"kinds": kinds})
+    return render("python/tables/failure_kinds.py.j2", {"kinds": kinds})
 
 
 def markdown_table(kinds: list[FailureKindInfo]) -> str:

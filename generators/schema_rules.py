@@ -87,5 +87,5 @@ def artifacts(
     """The tables of every version, as JSON (Go, Rust) and as a TypeScript module."""
     del registry
     tables = {version: schema_rules(models[version]) for version in sorted(bundles, key=paths.version_key)}
-    typescript = render("typescript/schema_rules.ts.j2", {"tables": tables})
+    typescript = render("typescript/tables/schema_rules.ts.j2", {"tables": tables})
     return {GO_FILE: _dump(tables), RUST_FILE: _dump(tables), TS_FILE: typescript}

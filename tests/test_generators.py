@@ -135,15 +135,15 @@ def test_one_type_mapping_per_language() -> None:
     users = {
         '{% from "_go.j2" import': [
             TARGET_TEMPLATES / "go" / "{name}.go.j2",
-            REPOSITORY_TEMPLATES / "go" / "contract_gen.go.j2",
+            REPOSITORY_TEMPLATES / "go" / "version" / "contract_gen.go.j2",
         ],
         '{% from "_rust.j2" import': [
             TARGET_TEMPLATES / "rust" / "{name}.rs.j2",
-            REPOSITORY_TEMPLATES / "rust" / "version.rs.j2",
+            REPOSITORY_TEMPLATES / "rust" / "version" / "{name}.rs.j2",
         ],
         '{% from "_typescript.j2" import': [
             TARGET_TEMPLATES / "typescript" / "{name}.ts.j2",
-            REPOSITORY_TEMPLATES / "typescript" / "version.ts.j2",
+            REPOSITORY_TEMPLATES / "typescript" / "version" / "{name}.ts.j2",
         ],
     }
     for statement, paths_using in users.items():

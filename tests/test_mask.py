@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
-from generators.binding_facts import runtime_facts
 from verify_contract import MaskTypeError, effective_mask
 from verify_contract.codegen import renderer
+from verify_contract.codegen._binding import contract_facts
 from verify_contract.contract._model import MASK_ROLES, contract_model, mask_locations, model_from_data
 from verify_contract.contract._versions import CONTRACT_VERSIONS
 from verify_contract.reference._mask import MASK_ROLES as MASK_ROLES_OF_RUNTIME
@@ -66,10 +66,13 @@ def test_every_reader_of_the_mask_reads_the_same_places() -> None:
     for a next version that stops declaring the legacy location (SPEC 4.2 keeps reading it in 1.x)."""
     shipped = _shipped_models()
     python_paths = [list(path) for path in MASK_ROLES_OF_RUNTIME.values()]
-    assert runtime_facts(shipped)["mask_paths"] == python_paths and len(python_paths) == len(MASK_ROLES)
+    assert contract_facts(shipped)["mask_paths"] == python_paths and len(python_paths) == len(MASK_ROLES)
     following = _next_without_legacy()
     with_next = {**shipped, following["version"]: following}
     expected = mask_locations(model["roles"] for model in with_next.values())
     assert expected == mask_locations(model["roles"] for model in shipped.values())
-    assert runtime_facts(with_next)["mask_paths"] == [pointer.strip("/").split("/") for pointer in expected.values()]
-    assert renderer._mask_roles(model_from_data(following)) == expected
+    assert contract_facts(with_next)["mask_paths"] == [pointer.strip("/").split("/") for pointer in expected.values()]
+    # ``verify-contract generate`` over a model the package does not ship reads the shipped versions too.
+    request = renderer.Request("go", following["version"], following["default_profile"], model=following)
+    generated = contract_facts(renderer._models(request, model_from_data(following)))
+    assert generated["mask_paths"] == [pointer.strip("/").split("/") for pointer in expected.values()]

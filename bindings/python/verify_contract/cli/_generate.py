@@ -27,7 +27,8 @@ targets: {", ".join(TARGETS)}.
   rust              serde structs + decode() and effective_mask() (serde, serde_json, fancy-regex)
   jsonschema        the bundled single-file JSON Schema of the version and profile
   constants         the failure-kind registry as constants (--lang {"|".join(CONSTANTS_LANGUAGES)})
-With --templates DIR, TARGET is any name (written into the headers) and DIR's templates are rendered.
+With --templates DIR, TARGET is any name (written into the headers) and DIR's templates are rendered;
+--profile all gives them every profile of the version merged (docs/generate.md).
 
 --identify FILE... prints the target, contract version, profile and model hash each generated file
 names in its header (exit 1 if a file has none).
@@ -94,15 +95,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _profile(version: str, asked: str | None) -> str:
     """The profile asked for, which the version's model must have, else the model's default profile."""
-    from verify_contract.codegen.renderer import GenerateError
+    from verify_contract.codegen.renderer import ALL_PROFILES, GenerateError
     from verify_contract.contract._model import contract_model
 
     try:
         model = contract_model(version)
     except ValueError as error:
         raise GenerateError(str(error)) from None
-    if asked is not None and asked not in model.profiles:
-        raise GenerateError(f"contract {version} has no profile {asked!r} (has {', '.join(model.profiles)})")
+    if asked is not None and asked not in (*model.profiles, ALL_PROFILES):
+        raise GenerateError(
+            f"contract {version} has no profile {asked!r} (has {', '.join(model.profiles)}; {ALL_PROFILES}: every one)"
+        )
     return model.default_profile if asked is None else asked
 
 
@@ -126,7 +129,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--profile",
         metavar="P",
-        help=f"profile (default: the model's default; the latest's: {', '.join(PROFILES)}, default {DEFAULT_PROFILE})",
+        help=f"profile (default: the model's default; the latest's: {', '.join(PROFILES)}, default {DEFAULT_PROFILE}; "
+        "all: every profile merged, for --templates)",
     )
     parser.add_argument("--name", default=DEFAULT_PARAMS["name"], help="module/file base name (default %(default)s)")
     parser.add_argument("--package", default=DEFAULT_PARAMS["package"], help="Go package name (default %(default)s)")

@@ -23,6 +23,7 @@ from typing import Any
 
 import jinja2
 
+from verify_contract.codegen import _binding as binding
 from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines, read_header
@@ -30,6 +31,8 @@ from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS,
 from verify_contract.contract._model import ResolvedModel, contract_model, mask_locations, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
+# The profile value of a request for every profile of the version at once (the ``binding`` context).
+ALL_PROFILES = "all"
 # The header's comment style by output suffix: a line prefix, or a block's (opening, closing) marks. A
 # template can name its own (``{# verify-contract header: ... #}``); any other suffix gets ``#``.
 HeaderStyle = str | tuple[str, str] | None
@@ -66,6 +69,9 @@ class Request:
     being written); by default the package's model of ``version``."""
     schema: Mapping[str, Any] | None = None
     """The bundled schema of ``model`` (the ``jsonschema`` target needs it with ``model``)."""
+    models: Mapping[str, Mapping[str, Any]] | None = None
+    """Every version's resolved model, by version (the ``contract`` facts and ``versions`` span them);
+    by default the package's versions, and ``model`` when it is newer."""
 
 
 def _py_regex(pattern: str) -> str:
@@ -195,12 +201,14 @@ def _header(text: str, filename: str, header: GeneratedHeader, style: HeaderStyl
     return "".join(f"{style} {line}\n" for line in lines) + "\n" + text.lstrip("\n")
 
 
-def _mask_roles(model: ResolvedModel) -> dict[str, str]:
-    """Where the effective mask is read (``contract.mask_locations``): over the shipped versions, then
-    ``model`` itself, which may be newer."""
+def _models(request: Request, model: ResolvedModel) -> dict[str, Mapping[str, Any]]:
+    """Every version's model as data: the request's, else the shipped versions' and ``model`` itself,
+    which may be newer."""
+    if request.models is not None:
+        return {**request.models, model.version: model.raw}
     from verify_contract.contract._versions import CONTRACT_VERSIONS
 
-    return mask_locations(known.roles for known in [*(contract_model(v) for v in CONTRACT_VERSIONS), model])
+    return {**{v: contract_model(v).raw for v in CONTRACT_VERSIONS}, model.version: model.raw}
 
 
 def bundled_schema(version: str) -> dict[str, Any]:
@@ -237,6 +245,12 @@ def render(request: Request) -> dict[str, str]:
         raise GenerateError(str(error)) from None
     params = _params(request)
     per_profile = TARGETS.get(request.target, True)
+    merged = request.profile == ALL_PROFILES
+    if merged and request.templates is None:
+        raise GenerateError(
+            f"--profile {ALL_PROFILES} (every profile of the version merged) is for --templates; the built-in "
+            f"target {request.target!r} describes one profile ({', '.join(model.profiles)})"
+        )
     if request.templates is not None:
         if not request.templates.is_dir():
             raise GenerateError(f"--templates {request.templates}: not a directory")
@@ -245,18 +259,36 @@ def render(request: Request) -> dict[str, str]:
         folder = TEMPLATES / "constants" / params["lang"]
     else:
         folder = TEMPLATES / request.target
-    context: dict[str, Any] = {"model": model.raw, "params": params, "target": request.target}
-    if per_profile:
+    models = _models(request, model)
+    try:  # ViewError is a ValueError
+        context: dict[str, Any] = {
+            "model": model.raw,
+            "params": params,
+            "target": request.target,
+            "contract": binding.contract_facts(models),
+            "versions": binding.version_list(models),
+        }
+    except ValueError as error:
+        raise GenerateError(str(error)) from None
+    schema: Mapping[str, Any] | None = None
+    if merged or per_profile:
+        schema = request.schema if request.model is not None else bundled_schema(model.version)
+    if merged:
         try:
-            view = views.build_view(model.raw, request.profile, _mask_roles(model))
+            context.update(binding=binding.binding(model.raw), profile=ALL_PROFILES)
+        except ValueError as error:
+            raise GenerateError(str(error)) from None
+        if schema is not None:
+            context["schema"] = dict(schema)
+    elif per_profile:
+        mask_roles = mask_locations(m["roles"] for m in binding.ordered_models(models))
+        try:
+            view = views.build_view(model.raw, request.profile, mask_roles)
         except views.ViewError as error:
             raise GenerateError(str(error)) from None
         context.update(view=view, spec=views.decoding_spec(view), profile=request.profile)
-        definition = model.profiles[request.profile].definition
-        if request.model is None:
-            context["schema"] = profile_bundle(bundled_schema(model.version), definition)
-        elif request.schema is not None:
-            context["schema"] = profile_bundle(dict(request.schema), definition)
+        if schema is not None:
+            context["schema"] = profile_bundle(dict(schema), model.profiles[request.profile].definition)
     else:
         context.update(view=views.kinds_view(model.raw), profile="-")
     header = GeneratedHeader(request.target, model.version, context["profile"], model.source_hash)
