@@ -45,7 +45,7 @@ $(LANGUAGE_BUILDS): language-%:
 
 test:
 	$(MAKE) --no-print-directory --output-sync=target -j 5 lint languages
-	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=$(GYM_ORACLE) $(PY) -m pytest $(XDIST)
+	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=$(GYM_ORACLE) $(PY) -m pytest $(XDIST) --durations=25
 
 # The quick loop: lint and every test without a marker of pyproject.toml (tests/conftest.py applies them): no
 # language toolchain (Go, Rust, Node, Java, the C compiler's builds), no fuzzer, no real Gym, no drill, nothing
@@ -71,7 +71,7 @@ fuzz-c: setup
 	nice -n 10 $(PY) tests/fuzz/fastscan/harness.py --runs $(FUZZ_C_RUNS) --max-len $(FUZZ_C_MAX_LEN) --workdir $(FUZZ_C_DIR)
 
 # The real NeMo Gym releases as oracles (SPEC 4.3): installs nemo-gym 0.5.1, 0.6.0 and 0.7.0 from PyPI into
-# venvs cached under .cache/gym-oracle/ and needs a CPython 3.13 (python3.13, pyenv, or VERIFY_CONTRACT_GYM_PYTHON).
+# venvs cached per user (~/.cache/verify-contract/gym-oracle/, shared by clones) and needs a CPython 3.13 (python3.13, pyenv, or VERIFY_CONTRACT_GYM_PYTHON).
 # `make test` runs it too (VERIFY_CONTRACT_GYM_ORACLE=1); a plain `pytest` skips it.
 .PHONY: gym-oracle
 gym-oracle: setup

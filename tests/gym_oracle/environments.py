@@ -1,4 +1,7 @@
-"""Isolated virtual environments holding the real NeMo Gym releases, cached under .cache/gym-oracle/.
+"""Isolated virtual environments holding the real NeMo Gym releases, cached per user (as pip caches wheels):
+``$XDG_CACHE_HOME/verify-contract/gym-oracle/`` (``~/.cache/...`` by default; ``VERIFY_CONTRACT_GYM_CACHE``
+names another folder). One venv per release and fingerprint (interpreter, release, pinned requirements), so
+clones, worktrees and CI runs of one machine build each once, and a clone with other pins gets its own.
 
 Every nemo-gym release from 0.5.0 on declares `Requires-Python >=3.13.14`, a patch level above the
 CPython 3.13 the tier finds (pyenv's 3.13.0 where it was written), and pip on Python 3.11 sees only
@@ -22,7 +25,11 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CACHE = REPO / ".cache" / "gym-oracle"
+CACHE_ENV = "VERIFY_CONTRACT_GYM_CACHE"
+CACHE = Path(
+    os.environ.get(CACHE_ENV)
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "verify-contract" / "gym-oracle"
+)
 REQUIREMENTS = Path(__file__).resolve().parent / "requirements"
 PYTHON_ENV = "VERIFY_CONTRACT_GYM_PYTHON"
 
@@ -97,10 +104,10 @@ def gym_python(release: str, python: str) -> Path:
 
 
 def _built(release: str, python: str) -> Path:
-    home = CACHE / f"nemo-gym-{release}"
+    fingerprint = _fingerprint(release, python)
+    home = CACHE / f"nemo-gym-{release}-{fingerprint[:16]}"
     interpreter = home / "bin" / "python"
     stamp = home / "oracle-fingerprint"
-    fingerprint = _fingerprint(release, python)
     if stamp.is_file() and stamp.read_text(encoding="utf-8") == fingerprint and interpreter.exists():
         return interpreter
     shutil.rmtree(home, ignore_errors=True)

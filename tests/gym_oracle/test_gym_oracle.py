@@ -29,7 +29,7 @@ from verify_contract.reference._validation import validate
 from verify_contract.vectors import Vector, load_vectors
 
 from . import grid
-from .environments import PYTHON_ENV, RELEASES, REPO, find_python_313, gym_python
+from .environments import CACHE, PYTHON_ENV, RELEASES, REPO, find_python_313, gym_python
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("VERIFY_CONTRACT_GYM_ORACLE") != "1",
@@ -142,7 +142,7 @@ def test_each_venv_runs_the_real_release_and_its_fields_are_the_contract_version
     for run in runs.values():
         output = run.output
         assert output["release"] == run.release and output["python"].startswith("3.13.")
-        assert Path(output["model_file"]).is_relative_to(REPO / ".cache" / "gym-oracle")
+        assert Path(output["model_file"]).is_relative_to(CACHE)
         own = set(output["fields"]) - {"responses_create_params", "response", "capture_rollout_id"}
         # The contract version of a release declares exactly the release's verify fields, plus the
         # legacy mask location (1.2.0), which Gym's agents write and its base model does not declare.
