@@ -39,8 +39,16 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _marked_file(item: pytest.Item) -> bool:
+    return any(part in FILE_MARKERS for part in item.path.relative_to(TESTS).parts)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for part in item.path.relative_to(TESTS).parts:
             for name in FILE_MARKERS.get(part, ()):
                 item.add_marker(name)
+    # The marked files hold the long tests (builds, drills, fuzzers, the Gym venvs): run first, under
+    # pytest-xdist's --dist loadfile they start at once on every worker and the short files fill in around them,
+    # instead of one long file starting last and leaving the other workers idle (longest first).
+    items.sort(key=lambda item: not _marked_file(item))
