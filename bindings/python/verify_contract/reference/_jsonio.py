@@ -322,8 +322,8 @@ def _clean_value_end(
     else None. Python's json module reads it at C speed, so the scan only steps through the values that
     hold the defect, not through every token of the text. ``depths`` (``_container_depths``, for a text
     with more brackets than the depth limit) spares decoding and walking a value that is too deep at
-    every level the scan steps through it: without it, a 1 kB text nested 1,000 deep (closed or not) took
-    20 to 50 ms, as every level decoded the rest of the text again."""
+    every level the scan steps through it: without it, every level decoded the rest of the text again, and a
+    1 kB text nested 490 deep took 44 ms to refuse (1.0 ms with it)."""
     known = depths.get(start)
     if known is not None and depth + known > MAX_DEPTH:
         return None  # too deep or unclosed (or holding a defect that misplaces its brackets): step in
