@@ -322,7 +322,7 @@ def test_templates_see_the_registry_and_every_versions_schema_and_rule_table(tmp
                                       "nullable": False, "fields": None}  # fmt: skip
     deprecation = described["deprecated"]
     assert deprecation["kind"] == "object" and deprecation["nullable"]
-    assert [field["name"] for field in deprecation["fields"]] == [field.name for field in dataclasses.fields(Deprecation)]
+    assert [field["name"] for field in deprecation["fields"]] == [f.name for f in dataclasses.fields(Deprecation)]
     rust = paths.ROOT / "bindings" / "rust" / "src" / "generated"
     tables = json.loads((rust / "schema_rules.json").read_text(encoding="utf-8"))
     assert [entry["version"] for entry in data["versions"]] == list(CONTRACT_VERSIONS)
