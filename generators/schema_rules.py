@@ -12,8 +12,6 @@ from generators import paths
 from generators.registry import FailureKindInfo
 from verify_contract.codegen.rule_table import schema_rules
 
-__all__ = ["artifacts", "schema_rules"]
-
 
 def _dump(value: Any) -> str:
     return json.dumps(value, indent=2) + "\n"
