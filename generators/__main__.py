@@ -14,7 +14,7 @@ from generators import paths
 from generators.bundle import bundle, dump_json, uses_registry
 from generators.model import resolved_models
 from generators.registry import FailureKindInfo, failure_kinds_schema, load_registry
-from generators.registry_outputs import markdown_table, python_constants, replace_generated_block, rules_table
+from generators.registry_outputs import markdown_table, replace_generated_block, rules_table
 
 Artifacts = dict[Path, str]
 Bundles = dict[str, dict[str, Any]]
@@ -66,16 +66,13 @@ def build_artifacts() -> Artifacts:
         files[version] = [source] if registered is None else [source, registered]
 
     models = resolved_models(bundles, kinds)
-    modules: dict[str, dict[str, str]] = {}
     for version, model in models.items():
         artifacts[paths.MODEL_DIR / f"{version}.json"] = dump_json(model)
         artifacts[paths.WORDING_DIR / f"{version}.json"] = dump_json(wording_table(model, files[version]))
-        modules[version] = python_modules(version, models, bundles)
-        for name, text in modules[version].items():
+        for name, text in python_modules(version, models, bundles).items():
             artifacts[paths.PYTHON_GENERATED / paths.module_name(version) / name] = text
-    for name, text in latest_modules(versions[-1], modules[versions[-1]]).items():
+    for name, text in latest_modules(models, bundles).items():
         artifacts[paths.PYTHON_GENERATED / "latest" / name] = text
-    artifacts[paths.PYTHON_GENERATED / "failure_kinds.py"] = python_constants(kinds)
     for name, text in package_init(models, bundles).items():
         artifacts[paths.PYTHON_GENERATED / name] = text
     spec = paths.SPEC_FILE.read_text(encoding="utf-8")

@@ -21,13 +21,12 @@ TypedDicts, ``number`` widened to ``int | float``). It is no longer a dependency
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 from generators import paths
 from generators.model import resolved_models
 from generators.registry import load_registry
-from generators.render import render, render_binding
+from generators.render import render_binding
 
 
 def python_modules(
@@ -39,28 +38,15 @@ def python_modules(
 
 
 def package_init(models: dict[str, dict[str, Any]], bundles: dict[str, dict[str, Any]]) -> dict[str, str]:
-    """The ``generated`` package's ``__init__``: every version, the newest last (``python/root``)."""
+    """The ``generated`` package's own modules, for every version, the newest last (``python/root``): its
+    ``__init__`` and the registry as data (``failure_kinds``)."""
     return render_binding("python/root", max(models, key=paths.version_key), models, bundles, name="__init__")
 
 
-def _public_names(source: str) -> list[str]:
-    """The ``__all__`` of a rendered module."""
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
-            return [str(name) for name in ast.literal_eval(node.value)]
-    raise ValueError("a generated bindings module without __all__")
-
-
-def latest_modules(version: str, modules: dict[str, str]) -> dict[str, str]:
-    """The ``latest`` subpackage: the newest version's public names, re-exported by name, so the package's
-    ``verify_contract.models`` and ``typeddicts`` follow a new version without a hand edit."""
-    package = f"verify_contract.generated.{paths.module_name(version)}"
-    files = {"__init__.py": render("python/latest/latest_init.py.j2", {"version": version})}
-    for module, what in (("models", "pydantic models"), ("typeddicts", "TypedDicts")):
-        names = _public_names(modules[f"{module}.py"])
-        context = {"version": version, "package": package, "module": module, "what": what, "names": names}
-        files[f"{module}.py"] = render("python/latest/latest_module.py.j2", context)
-    return files
+def latest_modules(models: dict[str, dict[str, Any]], bundles: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The ``latest`` subpackage (``python/latest``): the newest version's public names, re-exported by name,
+    so the package's ``verify_contract.models`` and ``typeddicts`` follow a new version without a hand edit."""
+    return render_binding("python/latest", max(models, key=paths.version_key), models, bundles, name="__init__")
 
 
 def models_source(version: str, bundled: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""Artifacts derived from the registry and the rule catalogue: Python constants and the SPEC.md tables."""
+"""The SPEC.md tables of the registry and the rule catalogue (documentation, rendered by ``render``)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,6 @@ import re
 
 from generators.registry import FailureKindInfo
 from generators.render import render
-
-
-def python_constants(kinds: list[FailureKindInfo]) -> str:
-    return render("python/tables/failure_kinds.py.j2", {"kinds": kinds})
 
 
 def markdown_table(kinds: list[FailureKindInfo]) -> str:

@@ -3,10 +3,11 @@ renderer with its filters and the per-language macros every target shares
 (``verify_contract/codegen/templates/_shared``). Every file ``python -m generators`` writes that is not
 JSON data comes from one of these templates: none is built by joining strings.
 
-A binding folder (``<language>/version``, ``<language>/root``, ...) is rendered exactly as
-``verify-contract generate bindings/<language> --templates generators/templates/<folder> --profile all``
-renders it: ``render_binding``. The other templates (docs tables, the registry constants, the bundled
-schemas) take contexts of their own: ``render``."""
+Every binding file comes from a binding folder (``<language>/version``, ``<language>/root``,
+``python/latest``, ...), rendered exactly as ``verify-contract generate bindings/<language> --templates
+generators/templates/<folder> --profile all`` renders it: ``render_binding``. Only the documentation
+tables (``docs/``: SPEC.md's registry and rule tables, docs/diff-rules.md) take contexts of their own:
+``render``."""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def render(template: str, context: dict[str, Any]) -> str:
-    """``template`` is ``<language>/<file>.j2`` under generators/templates."""
-    language, name = template.split("/", 1)
-    return render_template(TEMPLATES / language, name, context)
+    """A documentation table: ``template`` is ``docs/<file>.j2`` under generators/templates."""
+    folder, name = template.split("/", 1)
+    return render_template(TEMPLATES / folder, name, context)
 
 
 def render_binding(
@@ -45,5 +46,6 @@ def render_binding(
         model=models[version],
         schema=bundles[version],
         models=models,
+        schemas=bundles,
     )
     return render_request(request)

@@ -11,6 +11,7 @@ runs before any of this code, so they are not applicable here (as in the conform
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import json
 import re
@@ -300,6 +301,34 @@ def test_a_broken_custom_template_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "x.py.j2").write_text("{{ view.no_such_key }}\n")
     with pytest.raises(GenerateError, match="no_such_key"):
         render(Request("mine", "1.2.0", "core", templates=tmp_path))
+
+
+def test_templates_see_the_registry_and_every_versions_schema_and_rule_table(tmp_path: Path) -> None:
+    """Whatever version a template renders, it sees the registry as the newest version knows it (each kind with
+    FailureKindInfo's fields, read from the registry file here) and every version's bundled schema and
+    schema-rule table (as the Rust binding embeds them)."""
+    from generators import paths
+    from generators.registry import load_registry
+    from verify_contract.contract._failure_kind_info import Deprecation, FailureKindInfo
+
+    (tmp_path / "data.json.j2").write_text('{"registry": {{ registry | json }}, "versions": {{ versions | json }}}')
+    (text,) = render(Request("mine", CONTRACT_VERSIONS[0], "core", templates=tmp_path)).values()
+    data = json.loads(text)
+    kinds = load_registry(paths.REGISTRY_FILE, list(CONTRACT_VERSIONS))
+    assert data["registry"]["kinds"] == [dataclasses.asdict(kind) for kind in kinds]
+    described = {field["name"]: field for field in data["registry"]["fields"]}
+    assert list(described) == [field.name for field in dataclasses.fields(FailureKindInfo)]
+    assert described["stability"] == {"name": "stability", "kind": "string", "enum": ["development", "stable"],
+                                      "nullable": False, "fields": None}  # fmt: skip
+    deprecation = described["deprecated"]
+    assert deprecation["kind"] == "object" and deprecation["nullable"]
+    assert [field["name"] for field in deprecation["fields"]] == [f.name for f in dataclasses.fields(Deprecation)]
+    rust = paths.ROOT / "bindings" / "rust" / "src" / "generated"
+    tables = json.loads((rust / "schema_rules.json").read_text(encoding="utf-8"))
+    assert [entry["version"] for entry in data["versions"]] == list(CONTRACT_VERSIONS)
+    for entry in data["versions"]:
+        embedded = json.loads((rust / "schemas" / f"{entry['version']}.json").read_text(encoding="utf-8"))
+        assert entry["schema"] == embedded and entry["schema_rules"] == tables[entry["version"]]
 
 
 def test_output_is_reproducible() -> None:

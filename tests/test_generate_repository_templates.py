@@ -1,7 +1,8 @@
 """The repository's bindings come from ``verify-contract generate --templates``: each template folder under
-generators/templates that ``python -m generators`` renders for the Go, Rust, TypeScript and Python bindings,
-rendered by the command line (``--profile all``), gives the committed file byte for byte (Go after gofmt,
-which ``python -m generators`` runs too)."""
+generators/templates that ``python -m generators`` renders for the Go, Rust, TypeScript and Python bindings
+(types, runtime facts, and the tables: bundled schemas, the registry, schema-rule tables, the ``latest``
+re-exports), rendered by the command line (``--profile all``), gives the committed file byte for byte (Go
+after gofmt, which ``python -m generators`` runs too)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from verify_contract.cli import main as cli
+from verify_contract.codegen import read_header
 from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,9 +79,26 @@ def test_each_versions_python_package_is_the_command_lines_output(version: str, 
         assert path.read_text("utf-8") == (GENERATED_PYTHON / _module(version) / path.name).read_text("utf-8")
 
 
-def test_the_python_package_init_is_the_command_lines_output(tmp_path: Path) -> None:
-    (made,) = _generate("bindings/python", "python/root", LATEST_VERSION, tmp_path, "--name", "__init__")
-    assert made.read_text("utf-8") == (GENERATED_PYTHON / made.name).read_text("utf-8")
+@pytest.mark.parametrize(("folder", "where", "files"), [
+    ("python/root", GENERATED_PYTHON, ["__init__.py", "failure_kinds.py"]),
+    ("python/latest", GENERATED_PYTHON / "latest", ["__init__.py", "models.py", "typeddicts.py"]),
+])  # fmt: skip
+def test_the_python_package_files_are_the_command_lines_output(
+    folder: str, where: Path, files: list[str], tmp_path: Path
+) -> None:
+    made = _generate("bindings/python", folder, LATEST_VERSION, tmp_path, "--name", "__init__")
+    assert [p.name for p in made] == files
+    for path in made:
+        assert path.read_text("utf-8") == (where / path.name).read_text("utf-8"), path.name
+
+
+def test_every_generated_typescript_and_python_module_comes_from_generate() -> None:
+    """Each carries the header ``verify-contract generate`` writes: none is rendered with a context of its
+    own (the bundled schemas, the registry and the schema-rule tables included; the tests above reproduce
+    each folder)."""
+    modules = [*(ROOT / "bindings" / "typescript" / "src" / "generated").glob("*.ts"), *GENERATED_PYTHON.rglob("*.py")]
+    assert len(modules) > 10
+    assert [str(p.relative_to(ROOT)) for p in modules if read_header(p.read_text("utf-8")) is None] == []
 
 
 def test_profile_all_is_for_own_templates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

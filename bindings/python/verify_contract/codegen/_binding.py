@@ -6,18 +6,26 @@ packages do) and a runtime that reads the contract's facts instead of naming its
   enums, pattern and enum definitions, and each profile's root type;
 - ``contract`` (every request): the facts of the newest version the runtimes read (profiles, default
   profile, nesting limit, fallback rule, mask paths);
-- ``versions`` (every request): each version, oldest first, with its roots and definitions.
+- ``versions`` (every request): each version, oldest first, with its roots, definitions, bundled schema
+  and schema-rule table;
+- ``registry`` (every request): the failure-kind registry as the newest version knows it, each kind with
+  ``FailureKindInfo``'s fields, and those fields described as JSON (name, kind, allowed values, nullable).
 
 All of it language-neutral: a language's spelling stays in its templates and macros.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import types
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from verify_contract.codegen.rule_table import schema_rules
 from verify_contract.codegen.view import build_view
+from verify_contract.contract._failure_kind_info import FailureKindInfo
 from verify_contract.contract._model import MASK_ROLES, mask_locations
+from verify_contract.contract._registry import kind_info
 
 Model = Mapping[str, Any]
 
@@ -167,14 +175,55 @@ def contract_facts(models: Mapping[str, Model]) -> dict[str, Any]:
     }
 
 
-def version_list(models: Mapping[str, Model]) -> list[dict[str, Any]]:
-    """Each version, oldest first: its name as an identifier, each profile's root type and ``$defs`` root."""
-    return [
-        {
-            "version": model["version"],
-            "module": module_name(model["version"]),
+def version_list(models: Mapping[str, Model], schemas: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each version, oldest first: its name as an identifier, each profile's root type and ``$defs`` root, its
+    schema-rule table and (when ``schemas`` has it) its bundled schema."""
+    entries = []
+    for model in ordered_models(models):
+        version = model["version"]
+        entry = {
+            "version": version,
+            "module": module_name(version),
             "roots": merged_types(model)[2],
             "definitions": {name: profile["definition"] for name, profile in model["profiles"].items()},
+            "schema_rules": schema_rules(model),
         }
-        for model in ordered_models(models)
-    ]
+        if version in schemas:  # absent, not null: a template that needs it fails, naming the key
+            entry["schema"] = dict(schemas[version])
+        entries.append(entry)
+    return entries
+
+
+def _json_member(name: str, hint: Any) -> dict[str, Any]:
+    """One field of a dataclass as JSON describes it: ``kind`` (``string`` or ``object``), ``enum`` (the values a
+    ``Literal`` allows, else null), ``nullable`` and, for an object, its ``fields``."""
+    alternatives = list(get_args(hint)) if get_origin(hint) in (Union, types.UnionType) else [hint]
+    nullable = type(None) in alternatives
+    (value,) = [alternative for alternative in alternatives if alternative is not type(None)]
+    member: dict[str, Any] = {"name": name, "kind": "string", "enum": None, "nullable": nullable, "fields": None}
+    if get_origin(value) is Literal and all(isinstance(allowed, str) for allowed in get_args(value)):
+        member["enum"] = list(get_args(value))
+    elif isinstance(value, type) and dataclasses.is_dataclass(value):
+        member.update(kind="object", fields=json_fields(value))
+    elif value is not str:
+        raise TypeError(f"{name}: no JSON description of {value!r}")
+    return member
+
+
+def json_fields(cls: type) -> list[dict[str, Any]]:
+    """The fields of a dataclass (``FailureKindInfo``), in order, as ``_json_member`` describes them."""
+    hints = get_type_hints(cls)
+    return [_json_member(field.name, hints[field.name]) for field in dataclasses.fields(cls)]
+
+
+def registry(models: Mapping[str, Model]) -> dict[str, Any]:
+    """The failure-kind registry as the newest version knows it (every kind registered up to it, every
+    deprecation made up to it): ``kinds[]`` with ``FailureKindInfo``'s fields (a deprecation's as
+    ``Deprecation``'s: ``since``, ``reason``, ``renamed_to``, ``note``), in registry order, and ``fields[]``,
+    those fields described (``json_fields``) for a template that declares the entry's type."""
+    latest = ordered_models(models)[-1]
+    entries = (latest["failure_kinds"] or {}).get("registered", [])
+    return {
+        "kinds": [dataclasses.asdict(kind_info(dict(entry))) for entry in entries],
+        "fields": json_fields(FailureKindInfo),
+    }

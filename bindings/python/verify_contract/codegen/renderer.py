@@ -72,6 +72,9 @@ class Request:
     models: Mapping[str, Mapping[str, Any]] | None = None
     """Every version's resolved model, by version (the ``contract`` facts and ``versions`` span them);
     by default the package's versions, and ``model`` when it is newer."""
+    schemas: Mapping[str, Mapping[str, Any]] | None = None
+    """Every version's bundled schema, by version (``versions[].schema``); by default the package's
+    bundled schemas of the versions it ships, and ``schema`` for ``model``."""
 
 
 def _py_regex(pattern: str) -> str:
@@ -161,8 +164,8 @@ def _environment(folders: list[Path]) -> jinja2.Environment:
 
 def render_template(folder: Path, name: str, context: dict[str, Any]) -> str:
     """One template of ``folder`` rendered over ``context`` with the filters and shared macros of every
-    target: how ``python -m generators`` renders the repository's own template directory
-    (generators/templates), whose contexts span every version of the contract."""
+    target: how ``python -m generators`` renders the repository's documentation tables
+    (generators/templates/docs), whose contexts are not a contract version's."""
     return _environment([folder, TEMPLATES / "_shared"]).get_template(name).render(context)
 
 
@@ -220,6 +223,23 @@ def bundled_schema(version: str) -> dict[str, Any]:
     return bundle(document, kinds)
 
 
+def _schemas(request: Request, model: ResolvedModel, models: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Every version's bundled schema the request knows: its ``schemas``, else the package's of the shipped
+    versions among ``models``; a ``model`` given as data comes with its own ``schema`` (or none)."""
+    from verify_contract.contract._versions import CONTRACT_VERSIONS
+
+    known: dict[str, Mapping[str, Any]]
+    if request.schemas is not None:
+        known = dict(request.schemas)
+    else:
+        known = {version: bundled_schema(version) for version in models if version in CONTRACT_VERSIONS}
+        if request.model is not None:  # the model given as data may differ from the shipped one
+            known.pop(model.version, None)
+    if request.model is not None and request.schema is not None:
+        known[model.version] = request.schema
+    return known
+
+
 def _params(request: Request) -> dict[str, str]:
     params = {**DEFAULT_PARAMS, **{k: v for k, v in request.params.items() if v is not None}}
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", params["name"]):
@@ -260,19 +280,19 @@ def render(request: Request) -> dict[str, str]:
     else:
         folder = TEMPLATES / request.target
     models = _models(request, model)
+    schemas = _schemas(request, model, models)
     try:  # ViewError is a ValueError
         context: dict[str, Any] = {
             "model": model.raw,
             "params": params,
             "target": request.target,
             "contract": binding.contract_facts(models),
-            "versions": binding.version_list(models),
+            "versions": binding.version_list(models, schemas),
+            "registry": binding.registry(models),
         }
     except ValueError as error:
         raise GenerateError(str(error)) from None
-    schema: Mapping[str, Any] | None = None
-    if merged or per_profile:
-        schema = request.schema if request.model is not None else bundled_schema(model.version)
+    schema = schemas.get(model.version) if merged or per_profile else None
     if merged:
         try:
             context.update(binding=binding.binding(model.raw), profile=ALL_PROFILES)

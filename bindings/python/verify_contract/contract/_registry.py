@@ -125,9 +125,10 @@ def _lint_kind(entry: dict[str, Any], versions: list[str]) -> list[str]:
     return problems
 
 
-def _info(entry: dict[str, Any]) -> FailureKindInfo:
-    """The typed entry of one that ``_lint_kind`` passed: its strings are non-empty, its stability and
-    deprecation reason among the allowed ones (the casts say what the lint checked)."""
+def kind_info(entry: dict[str, Any]) -> FailureKindInfo:
+    """The typed entry of one that ``_lint_kind`` passed (or of a resolved model's ``registered[]``, made of
+    such entries): its strings are non-empty, its stability and deprecation reason among the allowed ones
+    (the casts say what the lint checked)."""
     raw = entry.get("deprecated")
     deprecation = None
     if raw is not None:
@@ -168,7 +169,7 @@ def parse_registry(text: str, versions: list[str], where: str = FILE) -> Registr
                 _text(entry, "stability"),
                 _text(entry, "added_in"),
                 deprecated if isinstance(deprecated, dict) else None,
-                None if problems else _info(entry),
+                None if problems else kind_info(entry),
             )
         )
     ids = [kind.id for kind in kinds]
