@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# A version's order and its name as an identifier (``v1_2_0``), stated once in the package, used here too.
+from verify_contract.codegen._binding import module_name as module_name
+from verify_contract.contract._model import version_key as version_key
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schema"
 VERSIONS_DIR = SCHEMA_DIR / "versions"
@@ -19,16 +23,7 @@ VERIFY_RESPONSE_FILE = "verify_response.schema.json"
 FAILURE_KINDS_FILE = "failure_kinds.schema.json"
 
 
-def version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
-
-
 def contract_versions() -> list[str]:
     """Every contract version with a schema directory, oldest first."""
     found = [d.name for d in VERSIONS_DIR.iterdir() if (d / VERIFY_RESPONSE_FILE).is_file()]
     return sorted(found, key=version_key)
-
-
-def module_name(version: str) -> str:
-    """``1.2.0`` -> ``v1_2_0``: the Python module (and Go/Rust/TS) name of a version."""
-    return "v" + version.replace(".", "_")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verify_contract.contract._model import contract_model
+from verify_contract.contract._model import contract_model, version_key
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 
 Profile = str
@@ -26,10 +26,6 @@ __all__ = [
     "check_version",
     "version_key",
 ]
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
 
 
 def check_version(version: str) -> str:
