@@ -27,6 +27,8 @@ MASK_ROLES = ("mask", "legacy_mask")
 def version_key(version: str) -> tuple[int, ...]:
     """``1.10.0`` -> ``(1, 10, 0)``: contract versions in release order."""
     return tuple(int(part) for part in version.split("."))
+
+
 """The SPEC roles the effective mask is read at (SPEC 4.2), in the order they are read."""
 
 
