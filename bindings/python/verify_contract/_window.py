@@ -8,6 +8,8 @@ check pipeline (``_fastscan`` is built into the ``check`` package, whose ``__ini
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 try:  # typed by _fastscan.pyi
     from verify_contract.check import _fastscan as _native
 except ImportError:  # no C compiler when the package was installed
@@ -17,31 +19,16 @@ WindowEvent = tuple[int, int, int, int, int, int]
 """(k, order, masked in the window, window size, index of the window's first masked rollout, run)."""
 WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[WindowEvent]]
 """(worst rate, its k, its masked count, its size, longest run, its k, last run, levels after, events)."""
+WindowPass = Callable[
+    [list[int], list[int], int, int, int, tuple[float, ...], tuple[bool, ...], int, bool, int], WindowScan
+]
+"""(carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit) -> WindowScan."""
 
 
-def window_scan(
-    carried: list[int],
-    offsets: list[int],
-    first: int,
-    window: int,
-    judged: int,
-    bounds: tuple[float, ...],
-    active: tuple[bool, ...],
-    carried_run: int,
-    follows_carried: bool,
-    limit: int,
-) -> WindowScan:
-    """The windows, runs and level changes of the run whose k-th masked rollout has the ordinal
-    ``first + offsets[k]``, after the ``carried`` ordinals still in the window (``_fastscan.window_scan``
-    says what each value is)."""
-    if _native is not None:
-        result: WindowScan = _native.window_scan(
-            carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit
-        )
-        return result
-    return python_window_scan(
-        carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit
-    )
+def window_scan() -> WindowPass:
+    """The window pass to call (arguments: ``_fastscan.window_scan``'s, which says what each value is): the
+    compiled one, else ``python_window_scan``. Chosen at each call, so a test can set ``_native`` to None."""
+    return python_window_scan if _native is None else _native.window_scan
 
 
 def python_window_scan(

@@ -532,7 +532,7 @@ class FailureBudget:
             if bound is not None
         ]
         active = tuple(scope.breached if level == "breach" else scope.warned for _, level in levels)
-        worst, worst_at, inside, size, longest, longest_at, last_run, after, found = window_scan(
+        worst, worst_at, inside, size, longest, longest_at, last_run, after, found = window_scan()(
             [ordinal for ordinal, _ in scope.bad],
             offsets if isinstance(offsets, list) else list(offsets),
             first,
