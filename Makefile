@@ -10,7 +10,7 @@ GYM_ORACLE ?= 1
 # subprocess, a server or the disk (a clean-clone `.ci/run` on 2 cores: 6.5 to 7.7 minutes with 3 workers, 8.3
 # to 10 with 2). A file's tests share a worker, so that a module fixture (a server, a local Ray, a build) starts
 # once; WORKERS=0 runs in one process.
-WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+WORKERS ?= $(shell python3 -c 'import os; print((os.cpu_count() or 1) + 1)')
 XDIST := -n $(WORKERS) --dist loadfile
 
 .PHONY: setup demo test check test-python generate lint fuzz fuzz-c
