@@ -45,7 +45,7 @@ def test_a_breaking_reply_fails_with_the_probe_report(probe_verify_app: Any) -> 
     with pytest.raises(ConformanceError) as failure:
         probe_verify_app(app, [{**planted, "defect": "fine"}, {**planted, "defect": "mask"}])
     text = str(failure.value)
-    assert "request 1: error [probe-mask-agree]" in text and "request 0" not in text
+    assert "request 1: error [legacy-mask-divergent]" in text and "request 0" not in text
 
 
 @pytest.mark.verify_contract(profile="core")

@@ -28,6 +28,7 @@ from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
     DEFAULT_CHECKS,
+    MAX_REPLY_BYTES,
     Reply,
     breaking,
     cap,
@@ -101,7 +102,7 @@ class VerifyContractMiddleware:
         version: str = LATEST_VERSION,
         profile: Profile | None = None,
         checks: tuple[str, ...] = DEFAULT_CHECKS,
-        max_body: int = 16 * 1024 * 1024,
+        max_body: int = MAX_REPLY_BYTES,
         log_interval: float = 10.0,
         registry: Any = None,
         budget: FailureBudget | None = None,

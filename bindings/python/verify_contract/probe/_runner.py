@@ -6,6 +6,7 @@ import asyncio
 import json
 import math
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -198,7 +199,7 @@ _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 async def _exchange(
     client: httpx.AsyncClient, endpoint: str, body: bytes, budget: _Budget, cap_bytes: int, into: _Exchange
 ) -> None:
-    headers = {"content-type": "application/json"}
+    headers = {"content-type": "application/json", "accept-encoding": ", ".join(ACCEPTED_ENCODINGS)}
     for attempt in range(RESENDS + 1):
         # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after its
         # 500, and uvicorn then drops the connection) fails the next request sent on it before any byte of a
@@ -224,19 +225,66 @@ async def _exchange(
     return
 
 
+ACCEPTED_ENCODINGS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+"""The content codings the probe asks for and inflates itself, by zlib window bits: zlib stops at the size
+cap (``max_length``), where a decoder that inflates whole network chunks (64 KiB of a gzip bomb is 64 MiB)
+would not."""
+
+
+class _Inflater:
+    """A body's content coding undone under a bound; identity passes through."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding.strip().lower()
+        bits = ACCEPTED_ENCODINGS.get(self.encoding)
+        self._zlib = zlib.decompressobj(bits) if bits is not None else None
+        self._raw_deflate = False
+
+    @property
+    def known(self) -> bool:
+        return self.encoding in ("", "identity") or self._zlib is not None
+
+    def inflate(self, data: bytes, limit: int) -> bytes:
+        """At most ``limit`` bytes of what ``data`` inflates to (the rest waits in the inflater)."""
+        if self._zlib is None:
+            return data[:limit]
+        try:
+            return self._zlib.decompress(data, limit)
+        except zlib.error:
+            if self.encoding != "deflate" or self._raw_deflate:
+                raise
+            # "deflate" is sent both zlib-wrapped (RFC 9110) and raw, as browsers also accept
+            self._raw_deflate = True
+            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+            return self._zlib.decompress(data, limit)
+
+    def pending(self) -> bytes:
+        return b"" if self._zlib is None else self._zlib.unconsumed_tail
+
+
 async def _read_body(answer: httpx.Response, cap_bytes: int, into: _Exchange) -> None:
-    """The body, decompressed as it streams in, up to ``cap_bytes``: a gzip bomb or an endless stream is
-    cut there and the connection closed, never held whole."""
+    """The body, inflated as it streams in, up to ``cap_bytes``: a gzip bomb or an endless stream is cut
+    there and the connection closed, never held whole."""
+    inflater = _Inflater(answer.headers.get("content-encoding", ""))
+    if not inflater.known:
+        into.cut = f"content-encoding {cap(inflater.encoding, 40)!r} was not asked for (accept-encoding: gzip, deflate)"
+        return
     try:
-        async for chunk in answer.aiter_bytes():
-            room = cap_bytes - len(into.body)
-            if len(chunk) > room:
-                into.body += chunk[:room]
-                into.cut = f"longer than the cap of {cap_bytes:,} bytes (after decompression)"
-                return
-            into.body += chunk
+        async for raw in answer.aiter_raw():
+            data = raw
+            while data:
+                room = cap_bytes - len(into.body)
+                part = inflater.inflate(data, room + 1)
+                if len(part) > room:
+                    into.body += part[:room]
+                    into.cut = f"longer than the cap of {cap_bytes:,} bytes (after decompression)"
+                    return
+                into.body += part
+                data = inflater.pending()
     except httpx.HTTPError as error:
         into.cut = f"the connection broke mid-body ({type(error).__name__}: {cap(str(error), 120)})"
+    except zlib.error as error:
+        into.cut = f"the {inflater.encoding} body does not inflate ({cap(str(error), 80)})"
 
 
 async def _send(
