@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import shlex
+import shutil
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +16,12 @@ from typing import Any
 import pytest
 
 from verify_contract.cli import main
-from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, EXIT_UNREACHABLE, EXIT_USAGE
 from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
 from verify_contract.probe._checks import MESSAGE_CAP
 
 from live_servers import free_port, uvicorn_server
+from markdown_blocks import blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -323,3 +326,94 @@ def main_help(arguments: list[str]) -> str:
     with contextlib.redirect_stdout(buffer), pytest.raises(SystemExit):
         main(arguments)
     return " ".join(buffer.getvalue().split())
+
+
+def test_the_readme_probe_commands_work_as_written(
+    example_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's probe quick-start, run from a copy of the repository's examples against the example server
+    (only the port differs): the shipped rollouts and cases are accepted, every check that can run passes,
+    and the skipped one is named with its reason."""
+    [block] = [b for b in blocks("README.md", "sh") if "verify-contract probe" in b.code]
+    lines = block.code.splitlines()
+    assert lines[0] == "uvicorn --app-dir examples gym_resource_server:app --host 127.0.0.1 --port 8000 &"
+    commands = [shlex.split(line.replace("http://127.0.0.1:8000", example_server)) for line in lines[1:]]
+    assert len(commands) == 2 and all(command[:2] == ["verify-contract", "probe"] for command in commands)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(tmp_path)
+    replay, cases = commands
+    code, out, err = run_probe(capsys, *replay[2:])
+    assert code == EXIT_OK, (out, err)
+    assert "5 cases, 5 requests" in out and "0 break the contract, 0 refused by the server: ok" in out
+    code, out, err = run_probe(capsys, *cases[2:])
+    assert code == EXIT_OK and out == "", (out, err)
+    root = ElementTree.fromstring((tmp_path / "probe.xml").read_text(encoding="utf-8"))
+    suite = root.find("testsuite")
+    assert suite is not None and (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("0", "0", "1")
+    ran = {case.get("classname") for case in root.iter("testcase") if case.find("skipped") is None}
+    assert ran == set(CHECK_IDS) - {"probe-latency"}  # every check that can run without --max-latency
+    [skipped] = root.iter("skipped")
+    assert skipped.get("message") == "needs a bound: --max-latency SECONDS"
+
+
+def test_checks_all_says_what_it_skipped(
+    example_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {"right": arithmetic_request("4")})
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path), "--checks", "all", "--format", "json")
+    report = json.loads(out)
+    assert code == EXIT_OK and report["checks"] == [c for c in CHECK_IDS if c != "probe-latency"]
+    assert report["skipped_checks"] == {"probe-latency": "needs a bound: --max-latency SECONDS"}
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path), "--checks", "all")
+    assert code == EXIT_OK and "skipped: probe-latency (needs a bound: --max-latency SECONDS)" in out
+
+
+def test_a_request_the_server_refuses_is_the_inputs_problem(
+    example_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The example server answers 422 to a request without its task key: probe-request-refused, exit 5,
+    never "breaks the contract"; a contract break in the same run outranks it (exit 1)."""
+    incomplete = {key: value for key, value in arithmetic_request("4").items() if key != "expected_answer"}
+    path = write_cases(tmp_path / "cases.jsonl", {"right": arithmetic_request("4"), "no-answer": incomplete})
+    code, out, err = run_probe(capsys, example_server, "--cases", str(path), "--format", "json")
+    report = json.loads(out)
+    assert code == EXIT_REFUSED == 5, err
+    assert report["ok"] and report["refused_cases"] == 1 and report["statistics"]["breaking_cases"] == 0
+    [finding] = report["findings"]
+    assert (finding["case"], finding["check"], finding["rule"]) == (
+        "no-answer",
+        "probe-request-refused",
+        "probe-request-refused",
+    )
+    assert "status 422" in finding["message"] and "the input's problem" in finding["message"]
+    assert "refused 1 of the requests" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path))
+    assert "1 refused by the server: REQUESTS REFUSED" in out
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path), "--format", "junit")
+    errors = [
+        case.get("name") for case in ElementTree.fromstring(out).iter("testcase") if case.find("error") is not None
+    ]
+    assert errors == ["no-answer"]
+
+
+def test_identical_findings_are_grouped_with_their_count_and_first_cases(
+    broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = {f"null-{n}": planted("null") for n in range(7)} | {"kind": planted("kind")}
+    path = write_cases(tmp_path / "cases.jsonl", cases)
+    code, out, _ = run_probe(capsys, broken_server, "--cases", str(path), "--format", "json")
+    report = json.loads(out)
+    assert code == EXIT_INVALID and len(report["findings"]) == 8
+    groups = [(g["rule"], g["count"], g["cases"]) for g in report["groups"]]
+    assert groups == [
+        ("reward-type", 7, [f"null-{n}" for n in range(5)]),
+        ("failure-kind-format", 1, ["kind"]),
+    ]
+    code, out, _ = run_probe(capsys, broken_server, "--cases", str(path))
+    lines = out.splitlines()
+    assert lines[0] == (
+        "7 cases (null-0, null-1, null-2, null-3, null-4 and 2 more): error [reward-type] /reward: null is not of "
+        'type "number"'
+    )
+    assert lines[1].startswith("kind: error [failure-kind-format] /failure_kind:")
+    assert "8 cases, 8 requests" in lines[2]
