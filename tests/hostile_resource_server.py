@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import os
+import signal
 import zlib
 from collections.abc import Awaitable, Callable
 from functools import cache
@@ -87,6 +89,8 @@ async def _attack(name: str, request: dict[str, Any], send: Send) -> None:
             await send({"type": "http.response.body", "body": bytes([byte]), "more_body": True})
             await asyncio.sleep(1.0)
         await send({"type": "http.response.body", "body": b""})
+    elif name == "vanish":  # the process dies before any byte of a reply: the connection drops, nothing came
+        os.kill(os.getpid(), signal.SIGKILL)
     elif name == "reset":  # headers and part of the body, then the connection is dropped
         await _start(send, content_length="1000")
         await send({"type": "http.response.body", "body": b'{"reward": 1.0, ', "more_body": True})

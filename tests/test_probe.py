@@ -18,7 +18,7 @@ import pytest
 from verify_contract.cli import main
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, EXIT_UNREACHABLE, EXIT_USAGE
 from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
-from verify_contract.probe._checks import MESSAGE_CAP
+from verify_contract.probe._checks import MAX_REPLY_BYTES, MESSAGE_CAP
 
 from live_servers import free_port, uvicorn_server
 from markdown_blocks import blocks
@@ -316,6 +316,13 @@ def test_spec_lists_every_check_with_its_summary() -> None:
     assert [(row[0].strip("`"), row[2]) for row in rows] == [(check.id, check.summary) for check in CHECKS]
     help_text = main_help(["probe", "--help"])
     assert all(check.id in help_text for check in CHECKS) and "4 the server could not be reached" in help_text
+    assert "5 the server refused requests" in help_text
+    # the caps, stated where a user looks (and in README's probe section)
+    assert f"({MAX_REPLY_BYTES:,} by default)" in help_text and "--timeout for each whole request" in help_text
+    assert "only when its connection dropped before any byte of the reply" in help_text and "[REDACTED]" in help_text
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| a reply body, after gzip or deflate is undone | 16 MiB | `--max-reply-bytes` |" in readme
+    assert MAX_REPLY_BYTES == 16 * 1024 * 1024
 
 
 def main_help(arguments: list[str]) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 import pytest
 
-from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK
+from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE
 from verify_contract.probe import Settings, file_cases, format_report, probe
 from verify_contract.probe._checks import MAX_REPLY_BYTES
 from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED
@@ -150,6 +150,29 @@ def test_a_reply_cut_mid_body_is_a_finding_sent_once(hostile: str, tmp_path: Pat
     assert not report["unreachable"]
     assert len(report["findings"]) == 5
     assert all("the connection broke mid-body" in item["message"] for item in report["findings"])
+
+
+@pytest.mark.parametrize(("max_requests", "resent"), [(2, 1), (1, 0)])
+def test_a_resend_is_counted_against_max_requests(max_requests: int, resent: int, tmp_path: Path) -> None:
+    """The server dies before any byte of its reply: the request is sent again only if --max-requests has
+    a request left for it, and the resend is counted; nothing came back, so the run is "unreachable"."""
+    path = write_cases(tmp_path / "cases.jsonl", {f"vanish-{n}": attack("vanish") for n in range(3)})
+    with uvicorn_server("hostile_resource_server:app", TESTS) as url:
+        run = measured_probe(
+            url, "--cases", str(path), "--format", "json", "--concurrency", "1", "--max-requests", str(max_requests)
+        )
+    report = json.loads(run.out)
+    stats = report["statistics"]
+    assert run.code == EXIT_UNREACHABLE, run.err
+    assert (stats["requests"], stats["resent"], stats["replies"], stats["left_out"]) == (max_requests, resent, 0, 2)
+    [finding] = report["findings"]
+    if resent:
+        assert "cannot connect" in finding["message"]  # the resend found the server gone
+    else:
+        assert (
+            "dropped before any byte of the reply" in finding["message"]
+            and "--max-requests is spent" in finding["message"]
+        )
 
 
 def test_a_large_replay_file_is_streamed(hostile: str, baseline_rss: int, tmp_path: Path) -> None:

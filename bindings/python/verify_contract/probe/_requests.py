@@ -99,13 +99,12 @@ class CaseFile:
         return self._scan()
 
     def __iter__(self) -> Iterator[Case]:
-        self._scan()
-        left = self._count
+        left = self._scan()
         for number, line in _lines(self.path):
             if left == 0:
-                return
+                return  # the sample's last line is read: the rest of the file need not be
             if self._drawn is None or number in self._drawn:
-                left = None if left is None else left - 1
+                left -= 1
                 yield self._parse(number, line)
 
 
