@@ -401,6 +401,11 @@ def test_a_request_the_server_refuses_is_the_inputs_problem(
         case.get("name") for case in ElementTree.fromstring(out).iter("testcase") if case.find("error") is not None
     ]
     assert errors == ["no-answer"]
+    # without its check, a refusal is what any status but 200 is: probe-http-status, a break
+    code, out, _ = run_probe(
+        capsys, example_server, "--cases", str(path), "--exclude-checks", "probe-request-refused", "--format", "json"
+    )
+    assert code == EXIT_INVALID and [f["check"] for f in json.loads(out)["findings"]] == ["probe-http-status"]
 
 
 def test_identical_findings_are_grouped_with_their_count_and_first_cases(

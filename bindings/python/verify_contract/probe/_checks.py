@@ -201,13 +201,12 @@ def judge_reply(
                 latency_ms=round(reply.latency * 1000, 3),
             )
         )
-    if refused_by_request(reply.status):
-        if "probe-request-refused" in selected:
-            message = (
-                f"the server refused the request with status {reply.status} (the input's problem, not the "
-                f"server's): {cap(reply.body.decode('utf-8', 'replace'), 80)!r}"
-            )
-            found.append(_finding("probe-request-refused", Severity.ERROR, message, status=reply.status))
+    if refused_by_request(reply.status) and "probe-request-refused" in selected:
+        message = (
+            f"the server refused the request with status {reply.status} (the input's problem, not the "
+            f"server's): {cap(reply.body.decode('utf-8', 'replace'), 80)!r}"
+        )
+        found.append(_finding("probe-request-refused", Severity.ERROR, message, status=reply.status))
         return replace(nothing, findings=tuple(found))
     if reply.status != 200:
         if "probe-http-status" in selected:

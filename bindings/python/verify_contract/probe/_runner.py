@@ -219,8 +219,9 @@ async def _exchange(
                 await _read_body(answer, cap_bytes, into)
                 return
         except _DROPPED as error:
-            if into.status is not None:
-                raise  # closing a response whose body was read cannot fail; never resend after headers
+            if into.status is not None:  # closing the reply failed: what was read stands, never resent
+                into.cut = into.cut or f"the connection broke at the end ({type(error).__name__})"
+                return
             into.error = f"the connection dropped before any byte of the reply ({type(error).__name__})"
     return
 
