@@ -429,3 +429,17 @@ def test_identical_findings_are_grouped_with_their_count_and_first_cases(
     )
     assert lines[1].startswith("kind: error [failure-kind-format] /failure_kind:")
     assert "8 cases, 8 requests" in lines[2]
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--timeout", "nan"), ("--timeout", "inf"), ("--max-reply-bytes", str(2**64)), ("--n", "0")]
+)
+def test_number_options_are_range_checked(
+    option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {"fine": planted("fine")})
+    with pytest.raises(SystemExit) as stop:
+        main(["probe", "http://127.0.0.1:9", "--cases", str(path), option, value])
+    err = capsys.readouterr().err
+    assert stop.value.code == EXIT_USAGE and f"argument {option}: {value!r} must be greater than 0" in err
+    assert "Traceback" not in err

@@ -63,8 +63,8 @@ def _positive(kind: type[int] | type[float]) -> Any:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        if not 0 < value <= sys.maxsize:  # NaN too; the largest a count or a deadline can be (Py_ssize_t)
+            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0 and at most {sys.maxsize}")
         return value
 
     return parse

@@ -394,7 +394,7 @@ async def probe_with(client: httpx.AsyncClient, endpoint: str, cases: Cases, set
             index, started = started, started + 1
             outcomes.append((index, await _probe_case(client, endpoint, case, settings, checks, profile, stop, budget)))
 
-    await asyncio.gather(*(worker() for _ in range(max(1, settings.concurrency))))
+    await asyncio.gather(*(worker() for _ in range(max(1, min(settings.concurrency, total)))))
     report.results = [result for _, result in sorted(outcomes, key=lambda outcome: outcome[0])]
     report.requests_sent = budget.sent
     report.resent = budget.resent
