@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import add, floordiv
 
+from verify_contract._counted import counted
 from verify_contract.records import Record
 from verify_contract.reference._mask import MASK_ROLES
 
@@ -208,13 +209,18 @@ class BudgetEvent(Record):
 
     @property
     def message(self) -> str:
-        kinds = ", ".join(f"{kind} {count}" for kind, count in self.kinds[:3]) or "none named"
+        kinds = ", ".join(f"{kind} {count:,}" for kind, count in self.kinds[:3]) or "none named"
         if self.rule == "budget-consecutive-masked":
-            return f"{self.scope}: {self.run} consecutive rollouts masked or failed (kinds: {kinds})"
+            return f"{self.scope}: {counted(self.run, 'consecutive rollout')} masked or failed (kinds: {kinds})"
         return (
-            f"{self.scope}: {self.rate:.1%} masked or failed in the last {self.size} rollouts "
-            f"({self.bad} of {self.size}; kinds: {kinds})"
+            f"{self.scope}: {self.rate:.1%} masked or failed in the last {counted(self.size, 'rollout')} "
+            f"({self.bad:,} of {self.size:,}; kinds: {kinds})"
         )
+
+    def __str__(self) -> str:
+        """What ``print(event)`` shows: the message with its level, rule and place, as ``check`` prints it."""
+        where = "" if self.where is None else f"{self.where[0]}:{self.where[1]}: "
+        return f"{where}{self.level} [{self.rule}] {self.message} (rollout {self.rollout:,})"
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

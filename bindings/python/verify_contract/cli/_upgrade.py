@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from verify_contract._counted import counted
 from verify_contract.check._inputs import chunks, read_all, resolve
 from verify_contract.check._source import InputError, Source
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -218,8 +219,8 @@ def run(args: argparse.Namespace) -> int:
         for message in report.messages:
             print(message, file=sys.stderr)
     print(
-        f"upgrade to {LATEST_VERSION}: {report.documents} documents, {report.upgraded} upgraded, "
-        f"{report.documents - report.upgraded - report.refused} already current, {report.refused} refused"
+        f"upgrade to {LATEST_VERSION}: {counted(report.documents, 'document')}, {report.upgraded:,} upgraded, "
+        f"{report.documents - report.upgraded - report.refused:,} already current, {report.refused:,} refused"
         + (", would change" if args.check and changed else "")
         + (f"; first: {report.first}" if args.quiet and report.first else ""),
         file=sys.stderr,
