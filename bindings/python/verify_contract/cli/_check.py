@@ -291,7 +291,11 @@ def register(commands: Any) -> None:
     budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
     budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")
     budget.add_argument("--metrics-file", metavar="PATH", help="write Prometheus text metrics (needs [metrics])")
-    budget.add_argument("--plot", metavar="PATH.png", help="plot the masked rate per window (needs [plot])")
+    budget.add_argument(
+        "--plot",
+        metavar="PATH.png",
+        help="plot the share masked or failed per window, a panel per group on one rollout axis (needs [plot])",
+    )
     budget.add_argument(
         "--follow", action="store_true", help="follow a growing file as tail -F does; ^C prints the summary"
     )
