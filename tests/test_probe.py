@@ -257,7 +257,7 @@ def test_a_server_that_is_not_there_exits_3(tmp_path: Path, capsys: pytest.Captu
     code, out, err = run_probe(capsys, f"http://127.0.0.1:{free_port()}", "--cases", str(path), "--concurrency", "1")
     assert code == EXIT_UNREACHABLE == 4
     assert "could not be reached" in err and "Traceback" not in err
-    assert "1 cases, 1 requests" in out and "49 left out" in out  # it stops after the first refused connection
+    assert "1 case, 1 request " in out and "49 left out" in out  # it stops after the first refused connection
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import re
 import xml.etree.ElementTree as ElementTree
 from typing import Any
 
+from verify_contract._counted import counted
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import breaking, check_of
 from verify_contract.probe._runner import ProbeReport
@@ -40,9 +41,11 @@ def format_text(report: ProbeReport, max_findings: int = 100) -> str:
     if report.unreachable:
         verdict = "the server could not be reached"
     lines += [
-        f"{stats['cases']} cases, {stats['requests']} requests to {report.endpoint} (contract {report.version}, "
-        f"profile {report.profile}): {stats['replies']} replies, {stats['unanswered']} unanswered, "
-        f"{stats['left_out']} left out; {stats['breaking_cases']} cases break the contract: {verdict}",
+        f"{counted(stats['cases'], 'case')}, {counted(stats['requests'], 'request')} to {report.endpoint} "
+        f"(contract {report.version}, profile {report.profile}): {counted(stats['replies'], 'reply', 'replies')}, "
+        f"{stats['unanswered']:,} unanswered, {stats['left_out']:,} left out; "
+        f"{counted(stats['breaking_cases'], 'case')} {'breaks' if stats['breaking_cases'] == 1 else 'break'} "
+        f"the contract: {verdict}",
         f"checks: {', '.join(report.checks)}",
         f"by check: {_counts(stats['by_check'])}",
         f"by rule: {_counts(stats['by_rule'])}",
