@@ -81,9 +81,9 @@ def test_every_missing_extra_is_named_in_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("url", "hidden", "said"),
     [
-        ("s3://bucket/runs/", ["s3fs"], "a s3:// input needs s3fs: pip install 'verify-contract[s3]'"),
-        ("gs://bucket/runs/", ["gcsfs"], "a gs:// input needs gcsfs: pip install 'verify-contract[gcs]'"),
-        ("memory://runs/a.jsonl", ["fsspec"], "a memory:// input needs fsspec: pip install 'verify-contract[s3]'"),
+        ("s3://bucket/runs/", ["s3fs"], "reading s3:// URLs needs s3fs: pip install 'verify-contract[s3]'"),
+        ("gs://bucket/runs/", ["gcsfs"], "reading gs:// URLs needs gcsfs: pip install 'verify-contract[gcs]'"),
+        ("memory://runs/a.jsonl", ["fsspec"], "reading memory:// URLs needs fsspec: pip install 'verify-contract[s3]'"),
     ],
 )
 def test_an_url_input_needs_its_filesystem_first(url: str, hidden: list[str], said: str, tmp_path: Path) -> None:

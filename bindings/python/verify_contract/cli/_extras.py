@@ -39,8 +39,8 @@ def url_extra(url: str) -> Extra:
     protocol = url.partition("://")[0].lower()
     extra = EXTRAS.get(protocol)
     if extra is None:  # memory://, file://, ...: fsspec's own filesystems
-        return Extra(f"a {protocol}:// input", ("fsspec",), "s3")
-    return Extra(f"a {protocol}:// input", _URL_MODULES[extra], extra)
+        return Extra(f"reading {protocol}:// URLs", ("fsspec",), "s3")
+    return Extra(f"reading {protocol}:// URLs", _URL_MODULES[extra], extra)
 
 
 def check_extras(args: argparse.Namespace) -> list[Extra]:
