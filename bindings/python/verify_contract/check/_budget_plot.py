@@ -112,15 +112,17 @@ def build_figure(run: BudgetRun) -> Any:
             if rollout is None:
                 continue
             axis.axvline(rollout, color=COLOURS[level], linewidth=1.8, label=f"first {level}: rollout {rollout:,}")
-            # Beside its line, on a white ground so that it reads over a bar: the warning to the left, the breach
-            # to the right (they are often a few rollouts apart).
+            # Beside its line, on a white ground so that it reads over a bar: the breach to the right of its line
+            # and the warning to the left, a line lower (they are often a few rollouts apart), each turned inwards
+            # near an end of the axis so that it stays inside.
+            right = rollout < 0.8 * total if level == "breach" else rollout < 0.2 * total  # a label: ~18% of the width
             axis.annotate(
                 f"first {level}: {rollout:,}",
                 xy=(rollout, 1.0),
                 xycoords=("data", "axes fraction"),
-                xytext=(4 if level == "breach" else -4, -4),
+                xytext=(4 if right else -4, -4 if level == "breach" else -16),
                 textcoords="offset points",
-                ha="left" if level == "breach" else "right",
+                ha="left" if right else "right",
                 va="top",
                 fontsize=8,
                 color=COLOURS[level],
