@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,3 +108,33 @@ def test_the_pydantic_floor_is_said_in_generate_help_and_readme() -> None:
     section = readme[readme.index("## Generate bindings") :]
     section = section[: section.index("\n## ", 4)]
     assert f"pydantic >= {floor}" in section
+
+
+def test_the_middleware_counts_the_replies_it_held_back_in_the_singular_too(caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+    import logging
+
+    from verify_contract.asgi import VerifyContractMiddleware
+
+    body = json.dumps({"reward": "1", "responses_create_params": {}, "response": {"output": []}}).encode()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        return None
+
+    middleware = VerifyContractMiddleware(app, log_interval=3600)
+    scope = {"type": "http", "method": "POST", "path": "/verify", "headers": []}
+    with caplog.at_level(logging.WARNING, logger="verify_contract.asgi"):
+        asyncio.run(middleware(scope, receive, send))  # logged
+        asyncio.run(middleware(scope, receive, send))  # held back: within the interval
+        middleware.log_interval = 0
+        asyncio.run(middleware(scope, receive, send))  # logged, with the one held back
+    first, second = (record.getMessage() for record in caplog.records)
+    assert "not logged" not in first
+    assert second.endswith("; 1 reply with findings not logged since the last line")
