@@ -4,6 +4,7 @@ documented steps leave behind are ignored by git."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -34,7 +35,10 @@ def test_go_readme_tidies_after_the_replace() -> None:
 def _dry_run(target: str) -> str:
     """What ``make TARGET`` runs, every step as if out of date (-B), so the answer does not depend on what this
     checkout has already built."""
-    done = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # Under `make check` the outer make's flags (-w: "Entering directory" lines) reach the environment.
+    environment = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    command = ["make", "--no-print-directory", "-n", "-B", target]
+    done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
