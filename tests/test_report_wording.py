@@ -63,6 +63,18 @@ def test_a_missing_input_gives_its_error_and_no_summary(tmp_path: Path) -> None:
     assert done.stderr == "verify-contract check: missing.jsonl: no such file or directory\n"
 
 
+def test_upgrade_of_a_missing_input_gives_its_error_alone(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "verify_contract", "upgrade", "missing.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "verify-contract upgrade: missing.jsonl: no such file or directory\n"
+
+
 def test_an_input_read_beside_a_missing_one_keeps_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["check", "missing.jsonl", str(ROOT / "examples" / "results.jsonl")])
     captured = capsys.readouterr()

@@ -218,13 +218,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for message in report.messages:
             print(message, file=sys.stderr)
-    print(
-        f"upgrade to {LATEST_VERSION}: {counted(report.documents, 'document')}, {report.upgraded:,} upgraded, "
-        f"{report.documents - report.upgraded - report.refused:,} already current, {report.refused:,} refused"
-        + (", would change" if args.check and changed else "")
-        + (f"; first: {report.first}" if args.quiet and report.first else ""),
-        file=sys.stderr,
-    )
+    if sources or not errors:  # no input opened (a mistyped name): the errors alone, not a line of zeros
+        print(
+            f"upgrade to {LATEST_VERSION}: {counted(report.documents, 'document')}, {report.upgraded:,} upgraded, "
+            f"{report.documents - report.upgraded - report.refused:,} already current, {report.refused:,} refused"
+            + (", would change" if args.check and changed else "")
+            + (f"; first: {report.first}" if args.quiet and report.first else ""),
+            file=sys.stderr,
+        )
     for problem in errors:
         print(f"verify-contract upgrade: {problem}", file=sys.stderr)
     if errors:
