@@ -67,6 +67,16 @@ def test_a_missing_extra_is_refused_before_the_check(
     assert list(tmp_path.iterdir()) == []  # no file written
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_no_input_is_opened_before_the_refusal(tmp_path: Path) -> None:
+    """The input is a named pipe nobody writes: opening it would wait for ever (the run's timeout)."""
+    pipe = tmp_path / "rollouts.jsonl"
+    os.mkfifo(pipe)
+    done = run_without(["matplotlib"], ["check", str(pipe), "--max-masked", "0.2", "--plot", "p.png"], tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "verify-contract check: --plot needs matplotlib: pip install 'verify-contract[plot]'\n"
+
+
 def test_every_missing_extra_is_named_in_one_line(tmp_path: Path) -> None:
     done = run_without(
         ["prometheus_client", "matplotlib"], ["check", EXAMPLE, "--plot", "a.png", "--metrics-file", "a.prom"], tmp_path
