@@ -132,3 +132,20 @@ def test_the_first_warning_and_breach_are_marked_where_the_report_says(storm_fig
         notes = {text.get_text() for text in axis.texts}
         assert notes == {f"first {level}: {at:,}" for level, at in first[name].items()}, name
     assert figure._suptitle.get_text().endswith(": BREACH")
+
+
+def test_a_run_without_rollouts_or_bounds_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    run = BudgetRun(FailureBudget(window=WINDOW), FactSpec())
+    check.check_paths([str(empty)], options=CheckOptions(facts=run.spec), budget=run)
+    figure = build_figure(run)
+    try:
+        (axis,) = figure.axes
+        assert figure._suptitle.get_text().endswith("(no bound set): TOO FEW ROLLOUTS")
+        assert [text.get_text() for text in axis.texts] == ["no rollouts"] and not axis.patches
+        figure.canvas.draw()  # the tick labels are made at drawing: whole rollouts only, never "0" twice
+        labels = [label.get_text() for label in axis.get_xticklabels() if label.get_text()]
+        assert labels == sorted(set(labels), key=labels.index) and all(label.isdigit() for label in labels)
+    finally:
+        pyplot.close(figure)

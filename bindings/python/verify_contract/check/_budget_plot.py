@@ -136,7 +136,7 @@ def build_figure(run: BudgetRun) -> Any:
     last = axes[-1, 0]
     last.set_xlim(0.5, max(total, 1) + 0.5)
     last.xaxis.set_major_locator(MaxNLocator(integer=True))
-    last.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{int(value):,}"))
+    last.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if value == int(value) else ""))
     last.set_xlabel(f"rollout, in the order read (the report's numbers); a bar: {window:,} rollouts")
     handles: list[Any] = [Patch(color=colours[kind], label=kind) for kind in bands]
     for level in ("breach", "warning"):
@@ -153,11 +153,14 @@ def build_figure(run: BudgetRun) -> Any:
     if handles:
         figure.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.79, 0.93), fontsize=8, frameon=False)
     # The bounds are judged over a sliding window of the last ``window`` rollouts; the bars are its tumbling blocks.
-    judged = f"bounds judged on the last {window:,} rollouts"
+    judged = []
+    if budget.max_masked is not None or budget.warn_masked is not None:
+        judged.append(f"rates judged on the last {window:,} rollouts")
     if budget.max_consecutive is not None:
-        judged += f", and on {budget.max_consecutive + 1:,} in a row"
+        judged.append(f"breach above {budget.max_consecutive:,} in a row")
     figure.suptitle(
-        f"share of rollouts masked or failed per {window:,} ({judged}): {budget.verdict().upper()}",
+        f"share of rollouts masked or failed per {window:,} ({'; '.join(judged) or 'no bound set'}): "
+        f"{budget.verdict().upper()}",
         x=0.02,
         ha="left",
         fontsize=11,
