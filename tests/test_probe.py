@@ -351,7 +351,7 @@ def test_the_readme_probe_commands_work_as_written(
     replay, cases = commands
     code, out, err = run_probe(capsys, *replay[2:])
     assert code == EXIT_OK, (out, err)
-    assert "5 cases, 5 requests" in out and "0 break the contract, 0 refused by the server: ok" in out
+    assert "5 cases, 5 requests" in out and "0 cases break the contract, 0 refused by the server: ok" in out
     code, out, err = run_probe(capsys, *cases[2:])
     assert code == EXIT_OK and out == "", (out, err)
     root = ElementTree.fromstring((tmp_path / "probe.xml").read_text(encoding="utf-8"))

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from verify_contract._counted import counted
 from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
@@ -306,7 +307,11 @@ class VerifyContractMiddleware:
             self._last_log, suppressed, self._suppressed = now, self._suppressed, 0
         shown = "; ".join(f"{item.rule}: {cap(item.message, 120)}" for item in findings[:3])
         more = f" (+{len(findings) - 3} more)" if len(findings) > 3 else ""
-        held_back = f"; {suppressed} replies with findings not logged since the last line" if suppressed else ""
+        held_back = (
+            f"; {counted(suppressed, 'reply', 'replies')} with findings not logged since the last line"
+            if suppressed
+            else ""
+        )
         self.logger.warning("verify-contract: a %s reply has findings: %s%s%s", self.path, shown, more, held_back)
 
 

@@ -9,6 +9,7 @@ import sys
 import time
 
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
+from verify_contract.cli import _extras as extras
 from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
 from verify_contract.cli._exit_codes import EXIT_USAGE
@@ -152,6 +153,10 @@ def run(args: argparse.Namespace) -> int:
     if args.max_findings < 0 or args.jobs < 1:
         print("verify-contract check: --max-findings must be >= 0 and --jobs >= 1", file=sys.stderr)
         return EXIT_USAGE
+    absent = extras.missing(extras.check_extras(args))  # before any input is read: no report, then the refusal
+    if absent is not None:
+        print(f"verify-contract check: {absent}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         budget = make_budget(args) if budget_wanted(args) else None
         if args.follow and remote_check.selected(args):
@@ -204,11 +209,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    try:
-        write_outputs(report, args)
-    except (OSError, ImportError) as failed:
-        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
-    print(format_json(report, options) if args.format == "json" else format_text(report, options))
+    # No input could be opened (a mistyped name): the errors alone, not a summary of zeros above them.
+    if not (report.input_errors and not report.files and args.format == "text"):
+        try:
+            write_outputs(report, args)
+        except (OSError, ImportError) as failed:
+            report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
+        print(format_json(report, options) if args.format == "json" else format_text(report, options))
     for error in report.input_errors:
         print(f"verify-contract check: {error}", file=sys.stderr)
     return exit_code(report, args.warnings_as_errors)
@@ -284,7 +291,11 @@ def register(commands: Any) -> None:
     budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
     budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")
     budget.add_argument("--metrics-file", metavar="PATH", help="write Prometheus text metrics (needs [metrics])")
-    budget.add_argument("--plot", metavar="PATH.png", help="plot the masked rate per window (needs [plot])")
+    budget.add_argument(
+        "--plot",
+        metavar="PATH.png",
+        help="plot the share masked or failed per window, a panel per group on one rollout axis (needs [plot])",
+    )
     budget.add_argument(
         "--follow", action="store_true", help="follow a growing file as tail -F does; ^C prints the summary"
     )

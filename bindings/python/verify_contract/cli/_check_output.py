@@ -4,6 +4,7 @@ code, and the budget's retry list, metrics and plot. Shared by a whole run (``_c
 
 from __future__ import annotations
 
+from verify_contract._counted import counted
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import dumps_report_data
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -87,23 +88,23 @@ def format_text(report: Report, options: CheckOptions, listing: bool = True) -> 
         lines.append(f"{where}: {f.severity.value} [{f.rule}] {cap(f.message)}")
     hidden = report.findings_total - len(report.findings)
     if hidden and listing:
-        lines.append(f"... {hidden} more findings not listed (--max-findings {len(report.findings)})")
+        lines.append(f"... {counted(hidden, 'more finding')} not listed (--max-findings {len(report.findings)})")
     kinds = report.failure_kinds()
     legacy = report.legacy_mask()
-    unread = f"; {len(report.input_errors)} input errors (on stderr)" if report.input_errors else ""
+    unread = f"; {counted(len(report.input_errors), 'input error')} (on stderr)" if report.input_errors else ""
     lines.append(
-        f"{report.lines} lines in {report.files} inputs "
+        f"{counted(report.lines, 'line')} in {counted(report.files, 'input')} "
         f"(contract {report.contract_version}, profile {report.profile}): "
-        f"{report.valid} valid, {report.invalid} invalid, {report.blank} blank; {report.masked} masked; "
-        f"{report.errors} errors, {report.warnings} warnings{unread}"
+        f"{report.valid:,} valid, {report.invalid:,} invalid, {report.blank:,} blank; {report.masked:,} masked; "
+        f"{counted(report.errors, 'error')}, {counted(report.warnings, 'warning')}{unread}"
     )
     lines.append(
-        f"failure kinds: {kinds['registered']} registered, {kinds['namespaced']} namespaced, "
-        f"{kinds['unregistered']} unregistered; legacy mask: {legacy['used']} use it, {legacy['only']} only there, "
-        f"{legacy['divergent']} divergent"
+        f"failure kinds: {kinds['registered']:,} registered, {kinds['namespaced']:,} namespaced, "
+        f"{kinds['unregistered']:,} unregistered; legacy mask: {legacy['used']:,} use it, {legacy['only']:,} only "
+        f"there, {legacy['divergent']:,} divergent"
     )
     if report.tally.rules:
-        lines.append("by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(report.tally.rules.items())))
+        lines.append("by rule: " + ", ".join(f"{rule} {n:,}" for rule, n in sorted(report.tally.rules.items())))
     lines.append(PRECHECK_NOTES[precheck(options)])
     if report.budget is not None:
         from verify_contract.check._budget_report import budget_text

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from verify_contract._counted import counted
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import REQUEST_CHECKS, breaking, check_of
 from verify_contract.probe._runner import ProbeReport
@@ -24,10 +25,6 @@ def _xml_safe(text: str) -> str:
 
 FIRST_CASES = 5
 """A group of identical findings names this many of its cases, the first ones sent."""
-
-
-def _counted(count: int, noun: str, nouns: str = "") -> str:
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def _line(item: Finding) -> str:
@@ -68,7 +65,7 @@ def _group_line(group: FindingGroup) -> str:
         return f"{group.cases[0]}: {_line(group.finding)}"
     more = group.count - len(group.cases)
     cases = ", ".join(group.cases) + (f" and {more:,} more" if more else "")
-    return f"{_counted(group.count, 'case')} ({cases}): {_line(group.finding)}"
+    return f"{counted(group.count, 'case')} ({cases}): {_line(group.finding)}"
 
 
 def verdict(report: ProbeReport) -> str:
@@ -85,16 +82,16 @@ def format_text(report: ProbeReport, max_findings: int = 100) -> str:
     groups = grouped(report)
     lines = [_group_line(group) for group in groups[:max_findings]]
     if len(groups) > max_findings:
-        lines.append(f"... {_counted(len(groups) - max_findings, 'more finding')} (--max-findings)")
+        lines.append(f"... {counted(len(groups) - max_findings, 'more finding')} (--max-findings)")
     stats = report.statistics()
     latency = stats["latency_ms"]
     resent = f" ({stats['resent']:,} resent)" if stats["resent"] else ""
     lines += [
-        f"{_counted(stats['cases'], 'case')}, {_counted(stats['requests'], 'request')}{resent} to {report.endpoint} "
-        f"(contract {report.version}, profile {report.profile}): {_counted(stats['replies'], 'reply', 'replies')}, "
-        f"{stats['unanswered']:,} unanswered, {stats['left_out']:,} "
-        f"left out; {stats['breaking_cases']:,} break the contract, {stats['refused_cases']:,} refused by the "
-        f"server: {verdict(report)}",
+        f"{counted(stats['cases'], 'case')}, {counted(stats['requests'], 'request')}{resent} to {report.endpoint} "
+        f"(contract {report.version}, profile {report.profile}): {counted(stats['replies'], 'reply', 'replies')}, "
+        f"{stats['unanswered']:,} unanswered, {stats['left_out']:,} left out; "
+        f"{counted(stats['breaking_cases'], 'case')} {'breaks' if stats['breaking_cases'] == 1 else 'break'} the "
+        f"contract, {stats['refused_cases']:,} refused by the server: {verdict(report)}",
         f"checks: {', '.join(report.checks)}",
         *(f"skipped: {check} ({reason})" for check, reason in report.skipped.items()),
         f"by check: {_counts(stats['by_check'])}",
