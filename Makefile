@@ -52,7 +52,7 @@ test:
 # The quick loop: lint and every test without a marker of pyproject.toml (tests/conftest.py applies them): no
 # language toolchain (Go, Rust, Node, Java, the C compiler's builds), no fuzzer, no real Gym, no drill, nothing
 # slow (moto, Ray, fresh virtual environments); no language setup. `make test` runs these too.
-QUICK := not (toolchain or fuzz or oracle or drill or slow)
+QUICK := not (toolchain or fuzz or oracle or drill or slow or browser)
 check: setup lint
 	$(PY) -m pytest -q $(XDIST) -m "$(QUICK)"
 
