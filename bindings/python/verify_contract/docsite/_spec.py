@@ -118,4 +118,8 @@ def render_spec(
             else:
                 children.append(child)
         token.children = children
-    return RenderedSpec(md.renderer.render(tokens, md.options, {}), dict(sections), unresolved)
+    # A block that may scroll sideways (a wide table, a long line of code) takes the keyboard's focus, so it can
+    # be scrolled without a mouse (axe-core: scrollable-region-focusable).
+    body = md.renderer.render(tokens, md.options, {})
+    body = body.replace("<pre>", '<pre tabindex="0">').replace("<table>", '<table tabindex="0">')
+    return RenderedSpec(body, dict(sections), unresolved)
