@@ -104,7 +104,7 @@ def test_a_deprecated_field_links_to_its_replacement(site: Path) -> None:
 
 
 def _finding_lines(text: str) -> list[str]:
-    return [unescape(line) for line in re.findall(r'<pre class="check"><code>([^<]*)</code></pre>', text)]
+    return [unescape(line) for line in re.findall(r'<pre class="check"[^>]*><code>([^<]*)</code></pre>', text)]
 
 
 def test_each_rule_shows_the_line_check_prints_for_its_vector(
@@ -205,3 +205,26 @@ def test_a_rebuild_replaces_the_earlier_site(site: Path, tmp_path: Path) -> None
     assert not (out / "stale.html").exists()
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == sorted(p.relative_to(site) for p in site.rglob("*"))
     assert parse(out / "index.html").ids == parse(site / "index.html").ids
+
+
+def test_every_rule_url_check_prints_resolves_on_the_site(
+    site: Path, parsed: dict[Path, Parsed], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check --docs-url` pointed at the built site: each finding's URL (the directory form a host serves,
+    rules/#RULE) names an anchor of the rules page; every rule id check can report has one."""
+    from verify_contract.cli._check_output import rule_url
+    from verify_contract.findings import RULES
+
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join(v.text for v in load_vectors() if "\n" not in v.text) + "\n", encoding="utf-8")
+    main(["check", str(results), "--format", "json", "--docs-url", site.as_uri(), "--max-findings", "100000"])
+    urls = {f["docs_url"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert len(urls) >= 12  # the vectors' rules under the latest core profile
+    for rule in (*RULES, *BUDGET_RULES):
+        url = rule_url(site.as_uri(), rule)
+        assert url is not None
+        urls.add(url)
+    rules_page = parsed[site / "rules" / "index.html"]
+    for url in urls:
+        path, _, anchor = url.removeprefix(site.as_uri() + "/").partition("#")
+        assert (site / path / "index.html").is_file() and anchor in rules_page.ids, url
