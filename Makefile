@@ -13,7 +13,7 @@ GYM_ORACLE ?= 1
 WORKERS ?= $(shell python3 -c 'import os; print((os.cpu_count() or 1) + 1)')
 XDIST := -n $(WORKERS) --dist loadfile
 
-.PHONY: setup demo test check test-python generate lint fuzz fuzz-c
+.PHONY: setup demo test check test-python generate lint fuzz fuzz-c docs
 
 setup: $(VENV)/.installed
 
@@ -29,6 +29,12 @@ demo: setup
 # Every binding is rendered from templates over the resolved model; the Go output is formatted with gofmt.
 generate: setup
 	$(PY) -m generators
+
+# The documentation site (README, "Documentation site"): static pages in $(SITE)/ from the resolved model, the
+# vectors and SPEC.md, offline; open $(SITE)/index.html or publish the folder (GitHub Pages serves it as it is).
+SITE ?= site
+docs: setup
+	$(VENV)/bin/verify-contract docs --out $(SITE)
 
 lint: setup
 	$(PY) -m ruff check .

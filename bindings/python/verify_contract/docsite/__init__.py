@@ -9,18 +9,16 @@ budget with the storm's plot, every version-to-version change as ``diff`` report
 cross-references as links, and the command line's help; an index of all names and an offline search.
 Rendered by the bindings' Jinja2 renderer (``codegen.renderer.html_environment``) over the resolved model and
 the vectors; needs the ``[docs]`` extra (markdown-it-py, matplotlib). Private modules: ``_content`` (what the
-pages say), ``_spec`` (SPEC.md as HTML), ``_build`` (the pages, search index and assets written).
+pages say), ``_spec`` (SPEC.md as HTML), ``_build`` (the pages, search index and assets written), ``_errors``.
 """
 
 from __future__ import annotations
 
+from verify_contract.docsite._errors import SiteError
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-class SiteError(Exception):
-    """The site cannot be built (not a checkout of the repository, a missing extra): one line, exit 2."""
 
 
 def build_site(out: Path, repo: Path) -> list[str]:
