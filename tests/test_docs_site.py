@@ -132,8 +132,9 @@ def test_the_changes_page_holds_every_change_the_differ_reports(site: Path) -> N
         section = text[text.index(f'id="{old}-{new}"') :]
         section = section[: section.index("</section>")]
         assert f"Required bump: <strong>{report.required_bump.value}</strong>" in section
+        text_only = re.sub(r"<[^>]+>", "", section)  # the message's `names` are rendered as code
         for change in report.changes:
-            assert change.message in section and f"<code>{change.rule}</code>" in section
+            assert change.message.replace("`", "") in text_only and f"<code>{change.rule}</code>" in section
 
 
 def test_spec_cross_references_are_links(site: Path) -> None:

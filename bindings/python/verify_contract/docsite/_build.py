@@ -265,12 +265,23 @@ def build(out: Path, repo: Path) -> list[str]:
     return written
 
 
+def _inline_markdown() -> Any:
+    """The ``md`` filter: one line of the model's text (a rule's summary, a field's description, a SPEC title,
+    which write names in backticks) as inline HTML."""
+    from markdown_it import MarkdownIt
+    from markupsafe import Markup
+
+    md = MarkdownIt("commonmark", {"html": False})
+    return lambda text: Markup(md.renderInline(str(text or "")))  # safe: markdown-it escapes the text (no HTML)
+
+
 def _write(out: Path, repo: Path, site: content.SiteContent, spec: str) -> list[str]:
     from verify_contract.codegen.renderer import html_environment
 
     shutil.copytree(STATIC, out / "assets")
     _storm_plot(repo, out)
     env = html_environment(TEMPLATES)
+    env.filters["md"] = _inline_markdown()
     written = []
     for page in pages(site, spec):
         html = env.get_template(page.template).render(
