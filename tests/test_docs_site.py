@@ -229,3 +229,32 @@ def test_every_rule_url_check_prints_resolves_on_the_site(
     for url in urls:
         path, _, anchor = url.removeprefix(site.as_uri() + "/").partition("#")
         assert (site / path / "index.html").is_file() and anchor in rules_page.ids, url
+
+
+def test_a_renamed_kind_links_to_its_replacement(tmp_path: Path) -> None:
+    """No kind is deprecated yet; a registry that renames one (as the registry's rules allow) gets the link on the
+    kinds page and in the index of names, and the link resolves."""
+    from dataclasses import replace
+
+    from verify_contract.contract import model_from_data
+    from verify_contract.docsite import _build, _content
+
+    raw = json.loads(json.dumps(contract_model(LATEST_VERSION).raw))
+    old, new = raw["failure_kinds"]["registered"][:2]
+    old["deprecated"] = {"in": LATEST_VERSION, "reason": "renamed", "renamed_to": new["id"]}
+    renamed = model_from_data(raw)
+    models = [*(_content.models()[:-1]), renamed]
+    spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+    site = replace(_content.gather(ROOT, spec), kinds=_content.kind_entries(models, load_vectors(), []))
+    env = _build.environment()
+    by_path = {page.path: page for page in _build.pages(site, spec)}
+    for path in ("kinds/index.html", "names/index.html"):
+        (tmp_path / path).parent.mkdir()
+        (tmp_path / path).write_text(_build.render_page(env, by_path[path], LATEST_VERSION), encoding="utf-8")
+    kinds = (tmp_path / "kinds" / "index.html").read_text(encoding="utf-8")
+    row = kinds[kinds.index(f'<tr id="{old["id"]}"') :]
+    row = row[: row.index("</tr>")]
+    assert f'replaced by <a class="replacement" href="#{new["id"]}"><code>{new["id"]}</code></a>' in row
+    assert f'id="{new["id"]}"' in kinds
+    names = (tmp_path / "names" / "index.html").read_text(encoding="utf-8")
+    assert f'href="../kinds/index.html#{new["id"]}">replacement</a>' in names

@@ -191,7 +191,8 @@ def _axe_script(cache: Path) -> Path:
 
 
 PAGES = ("index.html", f"versions/{LATEST_VERSION}/index.html", "kinds/index.html", "rules/index.html")
-PAGES += ("budget/index.html", "spec/index.html", "names/index.html")
+PAGES += ("budget/index.html", "spec/index.html", "names/index.html", "profiles/index.html", "obligations/index.html")
+PAGES += ("changes/index.html", "cli/index.html")
 
 
 def test_axe_core_finds_no_serious_violation(served: str, page: tuple[Any, Console]) -> None:

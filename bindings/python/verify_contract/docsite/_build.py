@@ -275,26 +275,29 @@ def _inline_markdown() -> Any:
     return lambda text: Markup(md.renderInline(str(text or "")))  # safe: markdown-it escapes the text (no HTML)
 
 
-def _write(out: Path, repo: Path, site: content.SiteContent, spec: str) -> list[str]:
+def environment() -> Any:
+    """The bindings' Jinja2 renderer over the site's templates, escaping HTML, with the ``md`` filter."""
     from verify_contract.codegen.renderer import html_environment
 
-    shutil.copytree(STATIC, out / "assets")
-    _storm_plot(repo, out)
     env = html_environment(TEMPLATES)
     env.filters["md"] = _inline_markdown()
+    return env
+
+
+def render_page(env: Any, page: Page, newest: str) -> str:
+    root = _root(page.path)
+    return str(env.get_template(page.template).render(page.context, page=page, root=root, nav=nav(newest), plot=PLOT))
+
+
+def _write(out: Path, repo: Path, site: content.SiteContent, spec: str) -> list[str]:
+    shutil.copytree(STATIC, out / "assets")
+    _storm_plot(repo, out)
+    env = environment()
     written = []
     for page in pages(site, spec):
-        html = env.get_template(page.template).render(
-            page.context,
-            page=page,
-            root=_root(page.path),
-            nav=nav(site.versions[-1].version),
-            title=page.title,
-            plot=PLOT,
-        )
         target = out / page.path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(html, encoding="utf-8")
+        target.write_text(render_page(env, page, site.versions[-1].version), encoding="utf-8")
         written.append(page.path)
     latest = out / content.version_page("latest")
     latest.parent.mkdir(parents=True, exist_ok=True)
