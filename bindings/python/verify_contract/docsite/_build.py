@@ -226,7 +226,13 @@ def pages(site: content.SiteContent, spec: str) -> list[Page]:
     budget = render_spec(_spec_part(spec, "11"), links, "../", sections, "../spec/index.html")
     result.append(Page("spec/index.html", "spec.html.j2", "SPEC", {"body": spec_page.html}))
     result.append(Page("budget/index.html", "budget.html.j2", "Failure budgets", {"body": budget.html}))
-    common = {"site": site, "latest": latest, "sections": sections, "section_anchor": section_anchor}
+    common = {
+        "site": site,
+        "latest": latest,
+        "sections": sections,
+        "section_anchor": section_anchor,
+        "storm_budget": STORM_BUDGET,
+    }
     for page in result:
         page.context.update(common)
     return result
