@@ -232,6 +232,7 @@ def pages(site: content.SiteContent, spec: str) -> list[Page]:
         "sections": sections,
         "section_anchor": section_anchor,
         "storm_budget": STORM_BUDGET,
+        "reporters": content.KIND_REPORTERS,
     }
     for page in result:
         page.context.update(common)

@@ -80,7 +80,6 @@ class KindEntry:
     since: str
     versions: tuple[str, ...]
     vectors: tuple[str, ...]
-    reported_by: tuple[tuple[str, str], ...]
 
 
 @dataclass
@@ -278,11 +277,15 @@ def rule_entries(
     return entries
 
 
-# The tools that report a failure kind, and where: each counts the kinds it reads by id.
+# The tools that report a registered failure kind by its id, what they say of it, and their page on the site.
 KIND_REPORTERS = (
-    ("check", "cli/index.html#check"),
-    ("check's failure budget", "budget/index.html"),
-    ("probe", "cli/index.html#probe"),
+    (
+        "check's failure budget",
+        "the kinds of each window, run and group, and the --metrics-file label",
+        "budget/index.html",
+    ),
+    ("probe", "the kinds of the replies it received", "cli/index.html#probe"),
+    ("check", "counts registered kinds, and warns on a deprecated one", "cli/index.html#check"),
 )
 
 
@@ -304,7 +307,6 @@ def kind_entries(model_list: list[ResolvedModel], vectors: list[Vector], stream_
                 info["added_in"],
                 versions,
                 uses + (("stream vectors (vectors/streams)",) if in_streams else ()),
-                KIND_REPORTERS,
             )
         )
     return entries
