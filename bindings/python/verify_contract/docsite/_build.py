@@ -154,13 +154,14 @@ def _names(site: content.SiteContent) -> list[dict[str, Any]]:
     return names
 
 
-def _code_links(names: list[dict[str, Any]]) -> dict[str, str]:
-    """A name as SPEC.md writes it in code -> the URL of its definition (fields at their newest version)."""
-    links: dict[str, str] = {}
+def _code_links(names: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """A name as SPEC.md writes it in code -> the URL of its definition and its one line (fields at their
+    newest version)."""
+    links: dict[str, tuple[str, str]] = {}
     for entry in names:
         if entry["kind"] == "field" and not entry["latest"]:
             continue
-        links.setdefault(entry["name"], entry["url"])
+        links.setdefault(entry["name"], (entry["url"], f"{entry['kind']}: {entry['text']}"))
     return links
 
 

@@ -69,10 +69,15 @@ def spec_section_titles(text: str) -> dict[str, str]:
 
 
 def render_spec(
-    text: str, names: Mapping[str, str], root: str, sections: Mapping[str, str] | None = None, base: str = ""
+    text: str,
+    names: Mapping[str, tuple[str, str]],
+    root: str,
+    sections: Mapping[str, str] | None = None,
+    base: str = "",
 ) -> RenderedSpec:
     """SPEC.md, or a part of it, as HTML. ``names``: a name written in code (a rule id, a kind, an obligation,
-    a field path) -> its URL, relative to the site's root; ``root`` is the page's way back to the root;
+    a field path) -> its URL, relative to the site's root, and its one-line definition (shown where the name
+    is used, as the link's title); ``root`` is the page's way back to the root;
     ``sections`` the whole SPEC's sections (default: the text's own) and ``base`` the SPEC page's URL from this
     page (empty: this is the SPEC page)."""
     from markdown_it import MarkdownIt
@@ -108,8 +113,11 @@ def render_spec(
                 in_repository_link = False
             elif child.type == "code_inline" and child.content in names:
                 link = Token("html_inline", "", 0)
-                url = html.escape(root + names[child.content])
-                link.content = f'<a href="{url}"><code>{html.escape(child.content)}</code></a>'
+                url, definition = names[child.content]
+                link.content = (
+                    f'<a href="{html.escape(root + url)}" title="{html.escape(definition)}">'
+                    f"<code>{html.escape(child.content)}</code></a>"
+                )
                 children.append(link)
             elif child.type == "text" and SECTION_REFERENCE.search(child.content):
                 linked = Token("html_inline", "", 0)
