@@ -267,3 +267,22 @@ def test_every_section_reference_of_the_spec_resolves() -> None:
     rendered = render_spec((ROOT / "SPEC.md").read_text(encoding="utf-8"), {}, "../")
     assert rendered.unresolved == []
     assert len(rendered.sections) > 30
+
+
+def test_the_build_needs_no_network(tmp_path: Path) -> None:
+    """Built in a network namespace of its own (no interface but a down loopback): nothing is fetched."""
+    import shutil
+    import subprocess
+    import sys
+
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("cannot make a network namespace here (unshare -n needs root or user namespaces)")
+    probe = "import socket; s = socket.socket(); s.settimeout(2); raise SystemExit(s.connect_ex(('192.0.2.1', 80)))"
+    assert subprocess.run([unshare, "-n", sys.executable, "-c", probe]).returncode != 0  # no network in there
+    command = [unshare, "-n", sys.executable, "-m", "verify_contract", "docs", "--out", str(tmp_path / "site")]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "kinds" / "index.html").is_file() and (
+        tmp_path / "site" / "assets" / "storm.png"
+    ).is_file()
