@@ -72,6 +72,7 @@ def test_the_search_index_names_every_anchor_and_its_links_resolve(site: Path, p
             assert found is not None and found[1] in parsed[found[0]].ids, link
     names = {(e["kind"], e["name"]) for e in entries}
     assert ("failure kind", "session_lost") in names and ("rule", "reward-type") in names
+    assert ("SPEC section", "SPEC 11") in names and ("SPEC section", "SPEC 4.1") in names
 
 
 def test_every_field_kind_rule_and_obligation_of_every_version_has_its_anchor(parsed: dict[Path, Parsed], site: Path):

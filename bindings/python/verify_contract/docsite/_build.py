@@ -321,6 +321,17 @@ def _write(out: Path, repo: Path, site: content.SiteContent, spec: str) -> list[
         | ({"version": entry["version"]} if entry["version"] else {})
         for entry in _names(site)
     ]
+    # SPEC's sections too, by number and title: "3.5", "effective mask", "failure budgets" find their text.
+    entries += [
+        {
+            "name": f"SPEC {number}",
+            "kind": "SPEC section",
+            "text": title.replace("`", ""),
+            "url": f"spec/index.html#{section_anchor(number)}",
+        }
+        | {"deprecated": False, "replaced_by": None}
+        for number, title in spec_section_titles(spec).items()
+    ]
     index = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
     (out / SEARCH_INDEX).write_text(f"window.SEARCH_INDEX = {index};\n", encoding="utf-8")
     (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve the folder as it is

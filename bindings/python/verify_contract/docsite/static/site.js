@@ -49,7 +49,8 @@
       link.appendChild(code);
       var what = document.createElement("span");
       what.className = "muted";
-      what.textContent = " " + entry.kind + (entry.version ? " " + entry.version : "") + (entry.deprecated ? " (deprecated)" : "");
+      var detail = entry.kind === "SPEC section" ? " " + entry.text : " " + entry.kind;
+      what.textContent = detail + (entry.version ? " " + entry.version : "") + (entry.deprecated ? " (deprecated)" : "");
       link.appendChild(what);
       item.appendChild(link);
       list.appendChild(item);
