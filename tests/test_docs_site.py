@@ -287,3 +287,17 @@ def test_the_build_needs_no_network(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "kinds" / "index.html").is_file() and (
         tmp_path / "site" / "assets" / "storm.png"
     ).is_file()
+
+
+def test_a_failing_step_is_one_line_and_leaves_no_half_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "schema", repo / "schema")
+    shutil.copy(ROOT / "SPEC.md", repo / "SPEC.md")
+    (repo / "examples").mkdir()
+    (repo / "examples" / "storm.py").write_text('raise SystemExit("cannot write the storm")\n', encoding="utf-8")
+    assert main(["docs", "--out", str(tmp_path / "site"), "--repo", str(repo)]) == 2
+    error = capsys.readouterr().err
+    assert error == f"verify-contract docs: {repo / 'examples' / 'storm.py'} failed: cannot write the storm\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]  # neither the site nor its scratch folder

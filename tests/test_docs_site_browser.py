@@ -52,8 +52,13 @@ def output(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def served(output: Path) -> Iterator[str]:
-    site = build(output / "site")
+def site(output: Path) -> Path:
+    return build(output / "site")
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The site as a host serves it: Python's http.server on 127.0.0.1, an ephemeral port."""
     server = subprocess.Popen(
         [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", str(site), "0"],
         stdout=subprocess.PIPE,
@@ -118,9 +123,13 @@ def _lands_on(page: Any, anchor: str) -> None:
     )
 
 
-def test_search_finds_session_lost_and_lands_on_its_anchor(served: str, page: tuple[Any, Console]) -> None:
+@pytest.mark.parametrize("origin", ["http", "file"])
+def test_search_finds_session_lost_and_lands_on_its_anchor(
+    origin: str, served: str, site: Path, page: tuple[Any, Console]
+) -> None:
+    """Served, and opened from the disk (README: "open site/index.html"): the index is a script, not a fetch."""
     tab, _ = page
-    tab.goto(served + "index.html")
+    tab.goto((served if origin == "http" else site.as_uri() + "/") + "index.html")
     tab.fill("#search", "session_lost")
     first = tab.locator("#search-results a").first
     first.wait_for(timeout=WAIT_MS)

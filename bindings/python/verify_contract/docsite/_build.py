@@ -180,7 +180,9 @@ def _storm_plot(repo: Path, out: Path) -> None:
         raise SiteError(f"{storm}: missing (the budget page plots the storm it writes)")
     (out / PLOT).parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="verify-contract-docs-") as scratch:
-        subprocess.run([sys.executable, str(storm), scratch], check=True, capture_output=True)
+        wrote = subprocess.run([sys.executable, str(storm), scratch], capture_output=True, text=True)
+        if wrote.returncode != 0:
+            raise SiteError(f"{storm} failed: {_last_line(wrote)}")
         rollouts = str(Path(scratch) / "rollouts.jsonl")
         done = subprocess.run(
             [sys.executable, "-m", "verify_contract", "check", rollouts, *STORM_BUDGET, "--plot", str(out / PLOT)],
@@ -188,7 +190,13 @@ def _storm_plot(repo: Path, out: Path) -> None:
             text=True,
         )
     if not (out / PLOT).is_file():
-        raise SiteError(f"the storm's plot was not written: {done.stderr.strip() or done.stdout.strip()}")
+        raise SiteError(f"the storm's plot was not written: {_last_line(done)}")
+
+
+def _last_line(done: subprocess.CompletedProcess[str]) -> str:
+    """What a failed step said last (its error), else its exit code: one line for the one-line error."""
+    said = done.stderr.strip().splitlines()
+    return said[-1] if said else f"exit code {done.returncode}"
 
 
 def pages(site: content.SiteContent, spec: str) -> list[Page]:
