@@ -242,6 +242,8 @@ def pages(site: content.SiteContent, spec: str) -> list[Page]:
         "section_anchor": section_anchor,
         "storm_budget": STORM_BUDGET,
         "reporters": content.KIND_REPORTERS,
+        # a rule id's one line, shown where the id is used (a field's rules, a vector's findings)
+        "rule_summaries": {r.id: r.summary.replace("`", "") for r in site.rules},
     }
     for page in result:
         page.context.update(common)
