@@ -13,7 +13,7 @@ GYM_ORACLE ?= 1
 WORKERS ?= $(shell python3 -c 'import os; print((os.cpu_count() or 1) + 1)')
 XDIST := -n $(WORKERS) --dist loadfile
 
-.PHONY: setup demo test check test-python generate lint fuzz fuzz-c
+.PHONY: setup demo test check test-python generate lint fuzz fuzz-c docs
 
 setup: $(VENV)/.installed
 
@@ -39,6 +39,12 @@ demo: $(DEMO_VENV)/.installed
 generate: setup
 	$(PY) -m generators
 
+# The documentation site (README, "Documentation site"): static pages in $(SITE)/ from the resolved model, the
+# vectors and SPEC.md, offline; open $(SITE)/index.html or publish the folder (GitHub Pages serves it as it is).
+SITE ?= site
+docs: setup
+	$(VENV)/bin/verify-contract docs --out $(SITE)
+
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -61,7 +67,7 @@ test:
 # The quick loop: lint and every test without a marker of pyproject.toml (tests/conftest.py applies them): no
 # language toolchain (Go, Rust, Node, Java, the C compiler's builds), no fuzzer, no real Gym, no drill, nothing
 # slow (moto, Ray, fresh virtual environments); no language setup. `make test` runs these too.
-QUICK := not (toolchain or fuzz or oracle or drill or slow)
+QUICK := not (toolchain or fuzz or oracle or drill or slow or browser)
 check: setup lint
 	$(PY) -m pytest -q $(XDIST) -m "$(QUICK)"
 

@@ -30,6 +30,8 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_check_remote.py": ("slow",),
     "test_cross_language.py": ("toolchain",),
     "test_demo_install.py": ("slow",),
+    "test_docs_site.py": ("slow",),
+    "test_docs_site_browser.py": ("browser", "slow"),
     "test_fastscan_fuzz.py": ("fuzz", "toolchain"),
     "test_fuzz_differential.py": ("fuzz", "toolchain"),
     "test_generate_toolchains.py": ("toolchain",),

@@ -170,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
         for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
             if name is not None and not name.strip():
                 raise UsageError(f"{option} needs a file name")
+        if args.docs_url is not None and not args.docs_url.strip():
+            raise UsageError("--docs-url needs the site's address (e.g. https://example.org/verify-contract)")
     except (UsageError, ImportError) as refused:
         print(f"verify-contract check: {refused}", file=sys.stderr)
         return EXIT_USAGE
@@ -215,7 +217,8 @@ def run(args: argparse.Namespace) -> int:
             write_outputs(report, args)
         except (OSError, ImportError) as failed:
             report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
-        print(format_json(report, options) if args.format == "json" else format_text(report, options))
+        text = format_json(report, options, args.docs_url) if args.format == "json" else None
+        print(text if text is not None else format_text(report, options, docs_url=args.docs_url))
     for error in report.input_errors:
         print(f"verify-contract check: {error}", file=sys.stderr)
     return exit_code(report, args.warnings_as_errors)
@@ -252,6 +255,12 @@ def register(commands: Any) -> None:
         help="list at most N findings; the counts stay exact (default: %(default)s)",
     )
     check.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too (strict CI)")
+    check.add_argument(
+        "--docs-url",
+        metavar="BASE",
+        help="link each finding to its rule on the documentation site built by `verify-contract docs` "
+        "(BASE/rules/#RULE, in text and JSON); off by default",
+    )
     check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default: 1)")
     check.add_argument(
         "--progress",

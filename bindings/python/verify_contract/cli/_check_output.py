@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from verify_contract.check._lines import CheckOptions
     from verify_contract.check._report import Report
+    from verify_contract.findings import Finding
 
 MESSAGE_LIMIT = 300
 """Characters of a finding's message shown: a message quotes the offending value, which may be megabytes."""
@@ -78,14 +79,27 @@ PRECHECK_NOTES = {
 }
 
 
-def format_text(report: Report, options: CheckOptions, listing: bool = True) -> str:
+def rule_url(docs_url: str | None, rule: str) -> str | None:
+    """``check --docs-url BASE``: the rule's entry on the documentation site (``verify-contract docs``), where
+    every rule id a finding can carry, the contract's and the failure budget's, has its anchor."""
+    return f"{docs_url.rstrip('/')}/rules/#{rule}" if docs_url else None
+
+
+def finding_line(path: str, line: int | None, finding: Finding, docs_url: str | None = None) -> str:
+    """``path:line: severity [rule] message``, and `` (see URL)`` with ``--docs-url``."""
+    where = path if line is None else f"{path}:{line}"
+    url = rule_url(docs_url, finding.rule)
+    return f"{where}: {finding.severity.value} [{finding.rule}] {cap(finding.message)}" + (
+        f" (see {url})" if url else ""
+    )
+
+
+def format_text(report: Report, options: CheckOptions, listing: bool = True, docs_url: str | None = None) -> str:
     """Findings, then the summary. Input errors are not repeated here: they go to stderr, once. ``listing``
     False: the summary alone (``--follow`` printed the findings and budget events as they came)."""
     lines = []
     for located in report.findings if listing else ():
-        where = located.path if located.line is None else f"{located.path}:{located.line}"
-        f = located.finding
-        lines.append(f"{where}: {f.severity.value} [{f.rule}] {cap(f.message)}")
+        lines.append(finding_line(located.path, located.line, located.finding, docs_url))
     hidden = report.findings_total - len(report.findings)
     if hidden and listing:
         lines.append(f"... {counted(hidden, 'more finding')} not listed (--max-findings {len(report.findings)})")
@@ -114,10 +128,12 @@ def format_text(report: Report, options: CheckOptions, listing: bool = True) -> 
     return "\n".join(lines)
 
 
-def format_json(report: Report, options: CheckOptions) -> str:
+def format_json(report: Report, options: CheckOptions, docs_url: str | None = None) -> str:
     data = report.as_dict()
     for item in data["findings"]:
         item["message"] = cap(item["message"])
+        if docs_url:
+            item["docs_url"] = rule_url(docs_url, item["rule"])
     data["precheck"] = precheck(options)
     data["hints"] = hints(report)
     return dumps_report_data(data)
