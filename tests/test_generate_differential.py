@@ -178,3 +178,19 @@ def test_readers_from_text_agree_with_the_reference(version: str, profile: str, 
                 disagreements.append(f"{name}: the round trip changed a value of {text[:200]!r}")
     assert checked[True] > 30 and checked[False] > 200, (seed, checked)
     assert disagreements[:10] == [], f"seed {seed}"
+
+
+def test_the_one_number_rule() -> None:
+    """SPEC 3.1, as every round trip is judged: the value as a real number, never the spelling; integers exact."""
+    same = [(1.0, 1), (1, 1.0), (-0.0, 0), (0, -0.0), (1e16, 10**16), (10**20, 1e20), ([1.50, -0.0], [1.5, 0])]
+    different = [
+        (2**53 + 1, float(2**53)),  # 9007199254740993 written back as 9007199254740993.0
+        (2**53 + 1, 2**53),
+        (1.7037181445619378e20, 170371814456193780000),  # a double padded with zeros: another integer
+        (123456789012345678901234567890, 1.2345678901234568e29),
+        (1, True),
+        (0, False),
+        ({"x": 0.1}, {"x": 0.1000000000000001}),
+    ]
+    assert all(same_value(a, b) for a, b in same)
+    assert not any(same_value(a, b) or same_value(b, a) for a, b in different)
