@@ -58,3 +58,16 @@ def decoder(module: types.ModuleType, target: str, profile: str) -> Callable[[An
         return from_dict
     validate: Callable[[Any], Any] = getattr(module, root).model_validate
     return validate
+
+
+def text_reader(module: types.ModuleType, target: str, profile: str) -> Callable[[str | bytes], Any]:
+    """The reader from JSON text of a generated module (SPEC 2.1's text rules, then the contract): it raises
+    (each target its own error type) on a text the reference refuses."""
+    root = "GymVerifyResponse" if profile == "gym" else "VerifyResponse"
+    if target == "python-typeddict":
+        reader: Callable[[str | bytes], Any] = getattr(
+            module, "parse_" + ("gym_verify_response" if profile == "gym" else "verify_response")
+        )
+        return reader
+    from_json: Callable[[str | bytes], Any] = getattr(module, root).from_json
+    return from_json

@@ -7,10 +7,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from verify_contract.cli import main
+from verify_contract.diff import SideError, diff_sides, load_side
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = ROOT / "schema" / "versions"
@@ -106,8 +108,98 @@ def test_check_bump_needs_versions(tmp_path: Path) -> None:
     plain = tmp_path / "draft" / "contract.json"
     plain.parent.mkdir()
     plain.write_text(json.dumps(schema), encoding="utf-8")
+    shutil.copy(VERSIONS / "1.2.0" / "failure_kinds.schema.json", plain.parent)  # the file its $ref names
     done = run([str(VERSIONS / "1.2.0"), str(plain), "--check-bump"])
     assert done.returncode == 2 and "needs a version on both sides" in done.stderr
+
+
+# --- incomplete inputs: a $ref that cannot be resolved -----------------------------------------------------
+
+LATEST_SCHEMA = VERSIONS / "1.2.0" / "verify_response.schema.json"
+KINDS_REF_AT = "verify_response.schema.json#/$defs/VerifyResponse/properties/failure_kind/anyOf/0"
+
+
+def _schema_copy(path: Path, edit: dict[str, Any] | None = None) -> Path:
+    """The latest schema written alone to ``path`` (no sibling file), ``edit`` merged into VerifyResponse's
+    properties."""
+    schema = json.loads(LATEST_SCHEMA.read_text(encoding="utf-8"))
+    schema["$defs"]["VerifyResponse"]["properties"].update(edit or {})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    return path
+
+
+def test_a_standalone_schema_without_its_sibling_is_one_error(tmp_path: Path) -> None:
+    """Two schema files, as --help allows, without failure_kinds.schema.json beside them: one line naming the
+    $ref and where it is, exit 2; no change invented from the missing target."""
+    old = _schema_copy(tmp_path / "old.json")
+    new = _schema_copy(tmp_path / "new.json", {"failure_reason": {"type": ["string", "null"], "maxLength": 2048}})
+    for sides in ([str(old), str(new)], [str(VERSIONS / "1.2.0"), str(new)], [str(new), str(VERSIONS / "1.2.0")]):
+        done = run([*sides, "--no-corpus"])
+        assert done.returncode == 2, done.stdout
+        assert done.stdout == ""
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("verify-contract diff: ") and "Traceback" not in done.stderr
+        assert f"$ref 'failure_kinds.schema.json' at {KINDS_REF_AT} cannot be resolved" in line, line
+        assert "TYPE_WIDENED" not in line and "REF_RETARGETED" not in line
+
+
+def test_the_first_step_of_a_new_version_says_what_is_missing(tmp_path: Path) -> None:
+    """schema/versions/README.md: copy the latest schema into <new version>/ (generators not run yet)."""
+    new_dir = tmp_path / "schema" / "versions" / "1.3.0"
+    _schema_copy(new_dir / "verify_response.schema.json")
+    done = run([str(VERSIONS / "1.2.0"), str(new_dir)])
+    assert done.returncode == 2 and done.stdout == ""
+    assert "no failure_kinds.schema.json beside the schema" in done.stderr
+    assert "python -m generators" in done.stderr
+    shutil.copy(VERSIONS / "1.2.0" / "failure_kinds.schema.json", new_dir)  # what the generators write
+    done = run([str(VERSIONS / "1.2.0"), str(new_dir), "--no-corpus"])
+    assert done.returncode == 0, done.stderr
+    assert "TYPE_WIDENED" not in done.stdout and "REF_RETARGETED" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("ref", "why"),
+    [
+        ("#/$defs/Missing", "no /$defs/Missing in verify_response.schema.json"),
+        ("failure_kinds.schema.json#/$defs/Gone", "no /$defs/Gone in failure_kinds.schema.json"),
+        (
+            "https://example.org/kinds.json",
+            "an external reference (the differ reads only the files of the schema's directory)",
+        ),
+    ],
+)
+def test_an_unresolvable_ref_is_named(tmp_path: Path, ref: str, why: str) -> None:
+    new = tmp_path / "1.2.0"
+    shutil.copytree(VERSIONS / "1.2.0", new)
+    _schema_copy(new / "verify_response.schema.json", {"x_extra": {"$ref": ref}, "x_other": {"$ref": ref}})
+    done = run([str(VERSIONS / "1.2.0"), str(new), "--no-corpus"])
+    assert done.returncode == 2 and done.stdout == ""
+    pointer = "verify_response.schema.json#/$defs/VerifyResponse/properties/x_extra"
+    assert f"$ref {ref!r} at {pointer} cannot be resolved: {why} (and 1 more)" in done.stderr, done.stderr
+    with pytest.raises(SideError, match="cannot be resolved"):  # the library says the same
+        diff_sides(load_side(str(VERSIONS / "1.2.0")), load_side(str(new)), corpus=False)
+
+
+def test_a_ref_inside_data_is_not_a_reference(tmp_path: Path) -> None:
+    """A "$ref" member of a const, enum or default value is data the schema compares against."""
+    new = tmp_path / "1.2.0"
+    shutil.copytree(VERSIONS / "1.2.0", new)
+    _schema_copy(new / "verify_response.schema.json", {"x_data": {"const": {"$ref": "#/nowhere"}}})
+    done = run([str(VERSIONS / "1.2.0"), str(new), "--no-corpus"])
+    assert done.returncode in (0, 1) and "PROPERTY_ADDED" in done.stdout, done.stderr
+
+
+def test_absent_constraints_print_as_absent(tmp_path: Path) -> None:
+    new = tmp_path / "1.2.0"
+    shutil.copytree(VERSIONS / "1.2.0", new)
+    reason = {"type": ["string", "null"], "maxLength": 2048, "pattern": "^[a-z ]*$"}
+    _schema_copy(new / "verify_response.schema.json", {"failure_reason": reason})
+    done = run([str(new), str(VERSIONS / "1.2.0"), "--no-corpus"])
+    out = run([str(VERSIONS / "1.2.0"), str(new), "--no-corpus"]).stdout + done.stdout
+    assert "maxLength (absent) -> 2048" in out and "maxLength 2048 -> (absent)" in out, out
+    assert 'pattern (absent) -> ["^[a-z ]*$"]' in out and 'pattern ["^[a-z ]*$"] -> (absent)' in out, out
+    assert "null" not in out.replace("'null'", "").replace('"null"', ""), out
 
 
 # --- git revisions -------------------------------------------------------------------------------------

@@ -101,6 +101,7 @@ def test_a_side_without_vectors_falls_back_to_the_bundled_ones(tmp_path: Path) -
     schema = ROOT / "schema" / "versions" / LATEST / "verify_response.schema.json"
     alone = tmp_path / "draft.json"
     alone.write_text(schema.read_text(encoding="utf-8"), encoding="utf-8")
+    shutil.copy(schema.parent / "failure_kinds.schema.json", tmp_path)  # the file its $ref names
     done = _diff(str(alone), str(alone), "--format", "json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     (source,) = json.loads(done.stdout)["corpus"]["sources"]
@@ -120,6 +121,7 @@ def test_markdown_report_is_capped_and_spelled_in_json(tmp_path: Path) -> None:
     schema["$defs"]["VerifyResponse"]["properties"]["reward"]["type"] = ["number", "boolean"]
     old.write_text(json.dumps(schema), encoding="utf-8")
     new = ROOT / "schema" / "versions" / LATEST
+    shutil.copy(new / "failure_kinds.schema.json", tmp_path)  # the file the schema's $ref names
     done = _diff(str(old), str(new), "--format", "markdown", "--vectors", str(vectors), cwd=tmp_path)
     assert done.returncode in (0, 1), done.stderr
     lines = done.stdout.splitlines()

@@ -377,3 +377,35 @@ def test_pydantic_docstring_recommends_a_dump_that_keeps_a_legacy_mask(project: 
         document = json.loads(written) if isinstance(written, str) else written
         assert document == legacy_only, call
         assert sorted(f.rule for f in validate(document).findings) == before, call
+
+
+_COMMENT_LINE = re.compile(r"^\s*(?:///|//!|//|/\*\*|\*|#)\s?(.*)$")
+
+
+def _comment_blocks(text: str) -> list[str]:
+    """Each run of consecutive comment lines (Go, Rust, TypeScript, Python), joined."""
+    blocks: list[list[str]] = [[]]
+    for line in text.splitlines():
+        match = _COMMENT_LINE.match(line)
+        if match:
+            blocks[-1].append(match.group(1))
+        elif blocks[-1]:
+            blocks.append([])
+    return [" ".join(block) for block in blocks if block]
+
+
+@pytest.mark.parametrize("target", ["go", "rust", "typescript", *PY_TARGETS])
+def test_no_doc_comment_says_a_sentence_twice(target: str) -> None:
+    """A member's description that already says what absence means ("Absent means false.") is not followed
+    by the template's own sentence saying it again (generated Go, Rust and TypeScript did)."""
+    repeated = []
+    for version, profile in COMBOS:
+        for name, text in render(Request(target, version, profile)).items():
+            for block in _comment_blocks(text):
+                sentences = [
+                    " ".join(s.replace("`", "").lower().split()) for s in re.split(r"(?<=\.)\s+", block) if len(s) > 10
+                ]
+                repeated += [f"{version}/{profile} {name}: {s}" for s in set(sentences) if sentences.count(s) > 1]
+    assert repeated == []
+    mask_doc = render(Request(target, CONTRACT_VERSIONS[-1], "core"))
+    assert any("absent means false" in text.lower() for text in mask_doc.values())  # still said, once

@@ -8,6 +8,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 CARGO_TARGET_DIR="$(cd ../.. && pwd)/build/cargo"
 export CARGO_TARGET_DIR
 
+# Clippy judges the generated Rust (tests/test_generate_toolchains.py); a toolchain installed without it gets it.
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 cargo fetch --locked
 cargo fmt --check
 cargo test --locked --offline

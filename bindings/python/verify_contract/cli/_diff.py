@@ -15,7 +15,8 @@ from verify_contract.findings import Severity
 from verify_contract.vectors import VectorFileError
 
 EPILOG = f"""\
-OLD and NEW are each a schema file, a version directory (schema/versions/{CONTRACT_VERSIONS[-1]}), a schema/ directory
+OLD and NEW are each a schema file (the files its $refs name are read beside it: a $ref that cannot be
+resolved is an error), a version directory (schema/versions/{CONTRACT_VERSIONS[-1]}), a schema/ directory
 or a repository root (its latest version), or a git revision of the current repository (main, HEAD~1,
 main:schema/versions/{CONTRACT_VERSIONS[0]}), or a file written by `verify-contract generate` (the contract version its
 header names, as this package ships it).

@@ -129,6 +129,16 @@ def _value_spec(kind: str, constraints: dict[str, Any]) -> dict[str, Any]:
     return {"checks": checks, "unchecked": sorted(unchecked), "item": items}
 
 
+def _states_default(field: dict[str, Any]) -> bool:
+    """Whether the description already says what absence means ("Absent means false."), so that a template
+    adding that sentence for a member with a default does not say it twice."""
+    if "default" not in field or not field["description"]:
+        return False
+    default = field["default"]
+    spelled = "true" if default is True else "false" if default is False else str(default)
+    return f"absent means {spelled.lower()}" in " ".join(field["description"].lower().split())
+
+
 def _unique(name: str, taken: set[str], parent: str) -> str:
     candidate = name
     if candidate in taken:
@@ -197,6 +207,7 @@ def build_view(
             "required": profile in field["required_in"],
             "has_default": "default" in field,
             "default": field.get("default"),
+            "default_stated": _states_default(field),
             "title": field["title"],
             "description": field["description"] or "",
             "deprecated": field["deprecated"],

@@ -16,11 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from verify_contract.diff.corpus import CorpusEffect, corpus_effect
+from verify_contract.diff.normalise import Resolver
 from verify_contract.diff.registry import compare_registries
 from verify_contract.diff.report import Report, render_markdown, render_text
 from verify_contract.diff.rules import RULES, Break, Bump, Rule, change
 from verify_contract.diff.schema_rules import compare_schemas
-from verify_contract.diff.sides import VERIFY_RESPONSE_FILE, Side, SideError, load_side
+from verify_contract.diff.sides import FAILURE_KINDS_FILE, VERIFY_RESPONSE_FILE, Side, SideError, load_side
 from verify_contract.findings import Finding, Severity
 from verify_contract.vectors import Vector
 
@@ -44,9 +45,32 @@ __all__ = [
 ]
 
 
+def _refuse_unresolvable(side: Side) -> None:
+    """A ``$ref`` the side cannot follow leaves nothing to compare at its place: one error naming it, never
+    changes invented from the missing target (a type set of 'anything', a reference 'retargeted')."""
+    found = Resolver(side.documents, VERIFY_RESPONSE_FILE).unresolvable()
+    if not found:
+        return
+    file, pointer, ref = found[0]
+    name, _, fragment = ref.partition("#")
+    if "://" in name or name.startswith("urn:"):
+        why = "an external reference (the differ reads only the files of the schema's directory)"
+    elif name and name not in side.documents:
+        why = f"no {name} beside the schema"
+        if name == FAILURE_KINDS_FILE:
+            why += " (`python -m generators` writes it into the version directory: diff version directories)"
+    else:
+        why = f"no {fragment or '/'} in {name or file}"
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    raise SideError(f"{side.label}: $ref {ref!r} at {file}#{pointer} cannot be resolved: {why}{more}")
+
+
 def diff_sides(
     old: Side, new: Side, *, corpus: bool = True, vectors: list[Vector] | None = None, vectors_dir: Path | None = None
 ) -> Report:
+    """Compare two loaded sides; ``SideError`` when a side's schema has a ``$ref`` that cannot be resolved."""
+    _refuse_unresolvable(old)
+    _refuse_unresolvable(new)
     changes: list[Finding] = []
 
     def emit(rule: str, file: str, pointer: str, message: str) -> None:

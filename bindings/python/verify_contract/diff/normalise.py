@@ -40,6 +40,8 @@ NO_OP_ZERO = ("minLength", "minItems", "minProperties")
 DOC_KEYS = ("description", "$comment", "examples")
 ANNOTATIONS = {"title", "deprecated", *DOC_KEYS}
 STRUCTURE = {"$schema", "$id", "$defs", "$ref"}
+DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+"""Keywords whose values are JSON data, never schemas."""
 
 
 def json_key(value: Any) -> str:
@@ -167,6 +169,27 @@ class Resolver:
             document = document[key]
             path.append(key)
         return ((file, tuple(path)), document) if isinstance(document, (dict, bool)) else None
+
+    def unresolvable(self) -> list[tuple[str, str, str]]:
+        """(file, JSON Pointer, ``$ref``) of every reference that cannot be followed (dangling, to a file this
+        side does not have, or external), in file order. Values of ``const``, ``enum``, ``default`` and
+        ``examples`` are data, not schemas: a ``$ref`` key inside them is not a reference."""
+        found = []
+        for file in [self.main, *sorted(set(self.documents) - {self.main})]:
+            stack: list[tuple[Any, tuple[str, ...]]] = [(self.documents[file], ())]
+            while stack:
+                node, path = stack.pop()
+                if isinstance(node, list):
+                    stack.extend((item, (*path, str(index))) for index, item in reversed(list(enumerate(node))))
+                    continue
+                if not isinstance(node, dict):
+                    continue
+                ref = node.get("$ref")
+                if isinstance(ref, str) and self.locate(ref, file) is None:
+                    pointer = "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
+                    found.append((file, pointer, ref))
+                stack.extend((value, (*path, key)) for key, value in reversed(node.items()) if key not in DATA_KEYWORDS)
+        return found
 
     def node(self, raw: Any, where: Location) -> Node:
         if where in self._built:

@@ -416,11 +416,12 @@ _RULES = (
         E,
         {B, F, K},
         Bump.MAJOR,
-        "A `$ref` the differ cannot resolve (dangling, external or circular) changed, or a location switched "
-        "between such a reference and a schema.",
-        "Without both targets the accepted values cannot be compared, so the change counts as breaking everywhere; "
-        "resolvable references are compared by meaning (REF_RENAMED for the name).",
-        "`instance_config` from `#/$defs/InstanceConfig` to `#/$defs/Missing`.",
+        "A circular `$ref` (which the differ keeps as a reference) changed, or a location switched between such "
+        "a reference and a schema.",
+        "Without unfolding the cycle the accepted values cannot be compared, so the change counts as breaking "
+        "everywhere; other references are compared by meaning (REF_RENAMED for the name), and one that cannot be "
+        "resolved at all is refused with one error naming it (exit 2).",
+        "`Chain.next` from `#/$defs/Chain` to `#/$defs/Other`, both recursive.",
     ),
     _r(
         "REF_RENAMED",

@@ -78,6 +78,14 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=lambda v: "<schema>")
 
 
+ABSENT = "(absent)"
+"""How a report shows a keyword one side does not have: never as ``null``, which is a value a schema can hold."""
+
+
+def _show_keyword(node: Node, key: str) -> str:
+    return _show(_plain(node.kw[key])) if key in node.kw else ABSENT
+
+
 def _explicitly_open(raw: Any) -> bool:
     return isinstance(raw, dict) and (raw.get("additionalProperties") is True or raw.get("additionalProperties") == {})
 
@@ -179,7 +187,7 @@ class Differ:
                 self.report(
                     "UNCLASSIFIED_CHANGE",
                     self.place(old, new, key),
-                    f"{key}: {_show(_plain(before))} -> {_show(_plain(after))}",
+                    f"{key}: {_show_keyword(old, key)} -> {_show_keyword(new, key)}",
                 )
 
     # -- the bindings view: the raw schema written at this location ------------------------------
@@ -317,14 +325,16 @@ class Differ:
                     (False, True): "UPPER_BOUND_LOWERED",
                     (False, False): "UPPER_BOUND_RAISED",
                 }[(lower, tightened)]
-                self.report(rule, self.place(old, new, key), f"{key} {_show(a)} -> {_show(b)}")
+                self.report(
+                    rule, self.place(old, new, key), f"{key} {_show_keyword(old, key)} -> {_show_keyword(new, key)}"
+                )
 
     def _pattern(self, old: Node, new: Node) -> None:
         a, b = old.kw.get("pattern", frozenset()), new.kw.get("pattern", frozenset())
         if a == b:
             return
         where = self.place(old, new, "pattern")
-        shown = f"pattern {_show(a) if a else 'none'} -> {_show(b) if b else 'none'}"
+        shown = f"pattern {_show(a) if a else ABSENT} -> {_show(b) if b else ABSENT}"
         if not a or not b:
             self.report("PATTERN_ADDED" if b else "PATTERN_REMOVED", where, shown)
             return

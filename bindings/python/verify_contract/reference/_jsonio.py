@@ -440,8 +440,10 @@ def first_defect(text: str) -> Finding | None:
 
 
 def json_equal(left: Any, right: Any) -> bool:
-    """Equal as JSON values: 1 and 1.0 are one number (as in JSON Schema), but true is not 1, and member
-    order does not matter. The round-trip criterion of the bindings (SPEC.md, section 3.1)."""
+    """Equal as JSON values: numbers equal as real numbers (1 and 1.0, -0.0 and 0 are one number, as in JSON
+    Schema; an int and a float compare exactly, so 2**53 + 1 is not the double 2**53), true is not 1, and
+    member order does not matter. On documents read as ``parse_json`` reads them, this is SPEC 3.1's one rule
+    for what a re-encode keeps of a number, by which every binding's round trip is judged."""
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):
