@@ -126,9 +126,8 @@ def identity_of(row: Any) -> tuple[Any, ...] | None:
     if not isinstance(row, Mapping):
         return None
     values = tuple(row.get(key) for key in IDENTITY_KEYS)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return values
-    return None
+    # type() is int: an int and not a bool (JSON has no other int types)
+    return values if all(type(value) is int for value in values) else None
 
 
 def failure_row_first(main_identity: tuple[Any, ...] | None, failure_identity: tuple[Any, ...] | None) -> bool:

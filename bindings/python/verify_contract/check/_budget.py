@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import repeat
 from operator import add, attrgetter, sub
 
@@ -20,6 +20,7 @@ from verify_contract.budget import (
     ABSENT_GROUP,
     FAILED,
     FAILURE_CLASS_KEY,
+    IDENTITY_KEYS,
     MASKED,
     NO_KIND,
     OK,
@@ -86,9 +87,6 @@ class FactSpec(FrozenRecord):
     def every_line(self) -> bool:
         return bool(self.group_paths) or self.identities
 
-    def looks_at_every_line(self, path: str) -> bool:
-        return self.every_line or path in self.ordered
-
     def ordering(self, paths: frozenset[str]) -> FactSpec:
         """This spec, with the lines of ``paths`` identified for the merge with their failures files."""
         return FactSpec(self.group_paths, self.identities, self.ordered | paths)
@@ -102,7 +100,7 @@ class ChunkFacts(Record):
     """The budget's view of one chunk: ``states`` (a byte per line) and ``details`` (line index -> Detail)
     of the lines it looked into; line numbers count from ``first_line`` in ``path``."""
 
-    __slots__ = ("path", "first_line", "states", "details", "bad")  # noqa: RUF023
+    __slots__ = ("path", "first_line", "states", "details", "bad", "identities")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(
@@ -112,6 +110,7 @@ class ChunkFacts(Record):
         states: bytes,
         details: dict[int, Detail],
         bad: tuple[list[int], bytes, list[str | None]] | None = None,
+        identities: list[tuple[int, int] | None] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
@@ -119,9 +118,11 @@ class ChunkFacts(Record):
         self.details = details  # every line's, when the budget groups or identifies rollouts
         # Otherwise the masked and failed lines alone, in order: their line indices, budget states, kinds.
         self.bad = bad
+        # With ``bad``, every line's identity when a failures file is merged into the file by identity.
+        self.identities = identities
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.bad))
+        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.bad, self.identities))
 
 
 def _text_rules() -> frozenset[str]:
@@ -179,7 +180,7 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         fastpath.scatter(states, others, key_states)  # the lines without a key: below
         for index, outcome in lines.unkeyed.items():
             states[index] = _state(outcome)
-    if spec.looks_at_every_line(path):
+    if spec.every_line:
         return _every_line(chunk, bytes(states), first_line, path, spec)
     bad, labels, bad_states, unknown = fastpath.gather(states, _BAD_STATES, lines.kinds)
     if unknown:  # lines the pre-check did not read whole nor key, or whose kind it left to a parse
@@ -188,7 +189,35 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         for at, label in enumerate(labels):
             if label is None:
                 labels[at] = _unread_kind(view, spans[bad[at]], lines.unkeyed.get(bad[at]))
-    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels))
+    identities = _identities(chunk, states) if path in spec.ordered else None
+    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels), identities=identities)
+
+
+def _identities(chunk: bytes | memoryview, states: bytearray) -> list[tuple[int, int] | None]:
+    """Each line's identity (as ``budget.identity_of`` takes it; None for a blank line or a row without one),
+    for the merge with a failures file (SPEC 11.1): every line parsed, the cost of the order. The valid lines
+    (each one JSON object, the contract says) are parsed as one array, a call per chunk; the others one by one."""
+    import orjson
+
+    lines = bytes(chunk).split(b"\n")
+    valid = [index for index, state in enumerate(states) if state in (USABLE, MASKED_LINE)]
+    rows: list[Any] = [None] * len(states)
+    for index, row in zip(valid, orjson.loads(b"[" + b",".join([lines[i] for i in valid]) + b"]"), strict=True):
+        rows[index] = row
+    for index, state in enumerate(states):
+        if state == FAILED_LINE:
+            rows[index] = _loads(lines[index])
+    return [_pair(row) for row in rows]
+
+
+_TASK, _ROLLOUT = IDENTITY_KEYS
+
+
+def _pair(row: Any) -> tuple[int, int] | None:
+    if type(row) is not dict:
+        return None
+    task, rollout = row.get(_TASK), row.get(_ROLLOUT)
+    return (task, rollout) if type(task) is int and type(rollout) is int else None  # an int, not a bool
 
 
 def _unread_kind(view: memoryview, span: tuple[int, int], outcome: Outcome | None) -> str:
@@ -345,6 +374,21 @@ def _joined(parts: list[ChunkFacts]) -> ChunkFacts:
     return ChunkFacts(parts[0].path, parts[0].first_line, whole, {}, bad=(indices, states, labels))
 
 
+def _lines_of(facts: ChunkFacts, start: int, stop: int) -> ChunkFacts:
+    """Lines [start, stop) of a chunk's facts (with ``bad``), without identities."""
+    assert facts.bad is not None
+    indices, states, labels = facts.bad
+    low, high = bisect_left(indices, start), bisect_left(indices, stop)
+    shifted = [index - start for index in indices[low:high]]
+    return ChunkFacts(
+        facts.path,
+        facts.first_line + start,
+        facts.states[start:stop],
+        {},
+        bad=(shifted, states[low:high], labels[low:high]),
+    )
+
+
 BATCH_LINES = 1 << 16
 """Consecutive chunks of one file wait and are fed to the budget together, up to this many lines: a
 ``record_run`` costs tens of microseconds whatever its length (measured in benchmarks/budget.py)."""
@@ -467,7 +511,7 @@ class BudgetRun:
 
     def feed(self, facts: ChunkFacts) -> None:
         """A chunk's facts, in input order: a chunk that continues the waiting ones waits with them."""
-        if facts.bad is None:
+        if facts.bad is None or facts.identities is not None:
             self.flush()
             self._enter(facts.path)
             self._feed(facts)
@@ -491,6 +535,9 @@ class BudgetRun:
         self._feed(waiting[0] if len(waiting) == 1 else _joined(waiting))
 
     def _feed(self, facts: ChunkFacts) -> None:
+        if facts.bad is not None and facts.identities is not None and self._merging is not None:
+            self._feed_merged(facts, self._merging, facts.identities)
+            return
         budget = self._budget
         states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
         if facts.bad is not None:
@@ -523,6 +570,26 @@ class BudgetRun:
                 self._feed_failures(merging, identity)
             where = (path, first + index)
             self._report(budget.record(byte - 1, kind, group, where, identity if identified else None))
+
+    def _feed_merged(self, facts: ChunkFacts, rows: FailuresRows, identities: list[tuple[int, int] | None]) -> None:
+        """A chunk's lines (the bulk way) with failures rows merged in by identity: the lines up to each place
+        a failures row goes are fed as one run, then the failures rows that go there."""
+        start = 0
+        end = len(identities)
+        while start < end:
+            head = rows.head()
+            if head is None or head[3] is None:  # none left, or one without identity: after the main file
+                break
+            at = start
+            while at < end and not failure_row_first(identities[at], head[3]):
+                at += 1
+            if at > start:
+                self._feed(_lines_of(facts, start, at))
+            if at < end:
+                self._feed_failures(rows, identities[at])
+            start = at
+        if start < end:
+            self._feed(_lines_of(facts, start, end))
 
     def _report(self, events: list[BudgetEvent]) -> None:
         for event in events:
