@@ -79,7 +79,7 @@ def write_plot(run: BudgetRun, path: str) -> None:
     if handles:
         figure.legend(handles, labels, loc="upper right", fontsize=8)
     axes[-1, 0].set_xlabel(
-        f"window of {budget.window} rollouts of the panel's scope, in the order read (the last may be partial)"
+        f"window of {budget.window} rollouts of the panel's scope, in stream order (SPEC 11.1; the last may be partial)"
     )
     verdict = budget.verdict()
     figure.suptitle(f"masked or failed rollouts per window: {verdict}", x=0.02, ha="left", fontsize=11)
