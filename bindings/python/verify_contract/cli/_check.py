@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW
+from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, EVENTS_KEPT, MAX_DISTINCT
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
 from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
@@ -268,7 +268,11 @@ def register(commands: Any) -> None:
     budget = check.add_argument_group(
         "failure budget (SPEC 11)",
         "Bound the share of masked or failed rollouts over a sliding window, overall and per group; "
-        "a NeMo Gym failures file <stem>_failures.jsonl beside an input counts as failed rollouts.",
+        "a NeMo Gym failures file <stem>_failures.jsonl beside an input counts as failed rollouts, merged into "
+        "its main file by rollout identity (SPEC 11.1). Any bound given is a budget, 0 included (the "
+        f"strictest). Caps: {MAX_DISTINCT:,} distinct groups, failure kinds and failures-file classes (the rest "
+        f"counted as (other)); the first {EVENTS_KEPT:,} budget events kept for --format json (the rest "
+        f"counted); whole numbers up to {COUNT_LIMIT:.0e}.",
     )
     budget.add_argument("--max-masked", type=_rate, metavar="RATE", help="breach (exit 3) above this share")
     budget.add_argument("--warn-masked", type=_rate, metavar="RATE", help="warn above this share")
@@ -288,7 +292,10 @@ def register(commands: Any) -> None:
         help="dotted member paths to count and bound per group (e.g. _ng_environment_server, agent_ref.name)",
     )
     budget.add_argument(
-        "--expected", type=_expected, metavar="N|TASKSxREPEATS", help="rollouts the run should hold (missing reported)"
+        "--expected",
+        type=_expected,
+        metavar="N|TASKSxREPEATS",
+        help="rollouts the run should hold (missing counted; a grid is never listed in memory)",
     )
     budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
     budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")
