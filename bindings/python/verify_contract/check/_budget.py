@@ -33,6 +33,7 @@ from verify_contract.budget import (
     identity_of,
 )
 from verify_contract.check import _fastpath as fastpath
+from verify_contract.check._report import DEFAULT_MAX_FINDINGS
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord, Record
 
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from verify_contract.check._lines import LineFacts
     from verify_contract.check._outcome import Outcome
 
+SIDECAR_UNREADABLE = "budget-sidecar-unreadable"
+"""The rule of a failures-file line that is not a JSON object (``budget.BUDGET_RULES``)."""
 SIDECAR_SUFFIX = "_failures.jsonl"
 """NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
 
@@ -263,7 +266,7 @@ def is_sidecar(file: str) -> bool:
 class SidecarRead(Record):
     """A failures file's counts as the budget counts it: every JSON-object row a failed rollout."""
 
-    __slots__ = ("rows", "blank", "unreadable", "classes", "findings")  # noqa: RUF023
+    __slots__ = ("rows", "blank", "unreadable", "classes", "findings", "unlisted")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self) -> None:
@@ -271,7 +274,10 @@ class SidecarRead(Record):
         self.blank = 0
         self.unreadable = 0
         self.classes: dict[str, int] = {}  # at most MAX_DISTINCT, then OTHER
-        self.findings: list[tuple[int, Finding]] = []  # taken by the report as they come (add_sidecar_findings)
+        # Taken by the report as they come (add_sidecar_findings); past what a report lists, only counted: a
+        # file of garbage lines read in one go must not grow memory.
+        self.findings: list[tuple[int, Finding]] = []
+        self.unlisted = 0
 
     def counts(self) -> dict[str, Any]:
         return {
@@ -329,8 +335,11 @@ class FailuresRows:
             problem = "not a JSON object"
         if not isinstance(row, dict):
             read.unreadable += 1
+            if len(read.findings) >= DEFAULT_MAX_FINDINGS:
+                read.unlisted += 1
+                return None
             message = f"a failures-file line is {problem}: not counted as a rollout"
-            read.findings.append((number, Finding("budget-sidecar-unreadable", Severity.WARNING, message)))
+            read.findings.append((number, Finding(SIDECAR_UNREADABLE, Severity.WARNING, message)))
             return None
         read.rows += 1
         failure_class = row.get(FAILURE_CLASS_KEY)

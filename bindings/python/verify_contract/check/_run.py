@@ -38,8 +38,7 @@ if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
     from typing import Any
 
-    from verify_contract.check._budget import BudgetRun
-    from verify_contract.findings import Finding
+    from verify_contract.check._budget import BudgetRun, SidecarRead
 
 
 Progress = Callable[[int, int], None]
@@ -366,7 +365,7 @@ def finish_budget(report: Report) -> None:
         return
     budget.finish_failures()
     for file, read in budget.failures_reads():
-        add_sidecar_findings(report, file, read.findings)
+        add_sidecar_findings(report, file, read)
     add_budget_findings(report)
 
 
@@ -395,14 +394,22 @@ def add_budget_findings(report: Report) -> None:
             report.tally.findings.append(LocatedFinding("<run>", None, finding))
 
 
-def add_sidecar_findings(report: Report, file: str, findings: list[tuple[int, Finding]]) -> None:
-    """A failures file's findings (unreadable lines) in the report: counted, and listed while there is room."""
-    for line, finding in findings:
+def add_sidecar_findings(report: Report, file: str, read: SidecarRead) -> None:
+    """A failures file's findings so far (unreadable lines) in the report: counted (those past what the read
+    keeps too), and listed while there is room; the read's are taken."""
+    for line, finding in read.findings:
         report.tally.rules[finding.rule] += 1
         report.tally.severities[finding.severity.value] += 1
         if len(report.tally.findings) < report.max_findings:
             report.tally.findings.append(LocatedFinding(file, line, finding))
-    findings.clear()
+    if read.unlisted:
+        from verify_contract.check._budget import SIDECAR_UNREADABLE
+        from verify_contract.findings import Severity
+
+        report.tally.rules[SIDECAR_UNREADABLE] += read.unlisted
+        report.tally.severities[Severity.WARNING.value] += read.unlisted
+    read.findings.clear()
+    read.unlisted = 0
 
 
 def check_bytes(data: bytes, options: CheckOptions | None = None, name: str = "<bytes>") -> Report:

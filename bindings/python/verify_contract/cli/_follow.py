@@ -207,7 +207,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
             if side is not None and side_read is not None:
                 for line, finding in side_read.findings:
                     print(f"{side.path}:{line}: {finding.severity.value} [{finding.rule}] {finding.message}")
-                add_sidecar_findings(report, side.path, side_read.findings)
+                add_sidecar_findings(report, side.path, side_read)
             if args.metrics_file and budget.budget.rollouts - refreshed >= budget.budget.window:
                 refreshed = budget.budget.rollouts
                 write_metrics(report, args.metrics_file)
