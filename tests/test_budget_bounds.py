@@ -253,3 +253,18 @@ def test_unreadable_failures_lines_are_all_counted_and_listed_up_to_the_findings
     assert report["rules"]["budget-sidecar-unreadable"] == DEFAULT_MAX_FINDINGS + 4000
     listed = [f for f in report["findings"] if f["rule"] == "budget-sidecar-unreadable"]
     assert len(listed) == DEFAULT_MAX_FINDINGS and report["budget"]["failed"] == 1
+
+
+def test_readme_and_help_state_the_caps_the_code_has() -> None:
+    """The caps live in one module; README's budget section and check --help say the same numbers."""
+    from verify_contract._budget_caps import DEFAULT_WINDOW
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Failures bounded and visible") :]
+    section = section[: section.index("\n## ")]
+    for text in (f"{MAX_DISTINCT:,} distinct", f"first {EVENTS_KEPT:,} kept", f"(default {DEFAULT_WINDOW})"):
+        assert text in section, text
+    assert f"10^{len(str(COUNT_LIMIT)) - 1}" in section and COUNT_LIMIT == 10 ** (len(str(COUNT_LIMIT)) - 1)
+    shown = _run("--help").stdout
+    for text in (f"{MAX_DISTINCT:,} distinct", f"first {EVENTS_KEPT:,} budget events", f"(default: {DEFAULT_WINDOW})"):
+        assert text in " ".join(shown.split()), text
