@@ -264,7 +264,7 @@ def test_readme_and_help_state_the_caps_the_code_has() -> None:
     section = section[: section.index("\n## ")]
     for text in (f"{MAX_DISTINCT:,} distinct", f"first {EVENTS_KEPT:,} kept", f"(default {DEFAULT_WINDOW})"):
         assert text in section, text
-    assert f"10^{len(str(COUNT_LIMIT)) - 1}" in section and COUNT_LIMIT == 10 ** (len(str(COUNT_LIMIT)) - 1)
+    assert f"10^{len(str(COUNT_LIMIT)) - 1}" in section and 10 ** (len(str(COUNT_LIMIT)) - 1) == COUNT_LIMIT
     shown = _run("--help").stdout
     for text in (f"{MAX_DISTINCT:,} distinct", f"first {EVENTS_KEPT:,} budget events", f"(default: {DEFAULT_WINDOW})"):
         assert text in " ".join(shown.split()), text
