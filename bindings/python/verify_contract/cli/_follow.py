@@ -173,7 +173,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     if not args.no_sidecar and path.endswith(".jsonl") and not is_sidecar(path):
         sidecar_path = path[: -len(".jsonl")] + SIDECAR_SUFFIX
     side = _Tail(sidecar_path, notice) if sidecar_path is not None else None
-    side_read = None if sidecar_path is None else budget.sidecar_read(sidecar_path)
+    side_read = None  # its counts, from its first row on
     refreshed = 0
     listed = 0
     code = None
@@ -182,9 +182,10 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
             notice(f"{path}: does not exist yet; waiting for it")
         while code is None:
             merging = False
-            if side is not None and side_read is not None:
+            if side is not None:
                 rows, first_row = side.lines()
                 if rows:
+                    side_read = budget.sidecar_read(side.path)
                     merge = FailuresRows(
                         side.path, numbered_lines(rows.splitlines(), first_row), budget.spec.group_paths, side_read
                     )
