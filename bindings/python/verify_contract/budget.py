@@ -1,9 +1,10 @@
 """Failure budgets (SPEC 11): is the share of masked and failed rollouts in a stream within bounds?
 
 ``FailureBudget`` watches a stream of rollouts in order, one ``observe`` (a verify response) or
-``observe_failure`` (a row of a collector's failures file) each, and answers what changed: a warning or a
-breach of the masked rate over the last ``window`` rollouts (overall and in each group), or a run of
-consecutive masked rollouts too long. ``summary()`` says where the stream stands. ``verify-contract check``
+``observe_failure`` (a row of a collector's failures file) each (``ordered_rollouts`` merges a main file with
+its failures file in SPEC 11.1's order), and answers what changed: a warning or a breach of the masked rate
+over the last ``window`` rollouts (overall and in each group), or a run of consecutive masked rollouts too
+long. ``summary()`` says where the stream stands. ``verify-contract check``
 feeds the same state machine, so the library, the CLI and the stream vectors count alike.
 
 Pure Python and cheap: no pydantic, no jsonschema, a few attribute updates per rollout (benchmarks/bench.py
