@@ -241,3 +241,32 @@ def test_follow_merges_what_it_reads_together_by_identity(tmp_path: Path, capsys
         assert where.endswith("run_failures.jsonl"), line
         assert STORM_TASKS.start <= failures[int(number) - 1]["_ng_task_index"] < STORM_TASKS.start + 20, line
     assert f"(rollout {checked})" in warning  # as check found it: the same merge
+
+
+def test_many_runs_hold_one_failures_file_open_at_a_time(tmp_path: Path) -> None:
+    """A directory of 300 runs, each with its failures file, checked with 64 file descriptors: each failures
+    file is opened when the merge reaches it and closed at its end (all opened up front: EMFILE)."""
+    import resource
+    import subprocess
+    import sys
+
+    for run in range(300):
+        _write(tmp_path / f"run{run:03}.jsonl", [_row(task, reward=1.0) for task in range(4)])
+        _write(tmp_path / f"run{run:03}_failures.jsonl", [_row(1, _ng_failure_class="agent_run_error")])
+
+    def few_descriptors() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    command = ["check", str(tmp_path), "--max-consecutive-masked", "1", "--format", "json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "verify_contract", *command],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=few_descriptors,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    budget = json.loads(done.stdout)["budget"]
+    assert (budget["rollouts"], budget["failed"], len(budget["failures_files"])) == (1500, 300, 300)
+    # Each failures row went before its run's (1, 0): between rollouts 1 and 2 of each run of 5.
+    assert budget["longest_masked_run"] == 1 and done.stderr == ""

@@ -257,7 +257,7 @@ def is_sidecar(file: str) -> bool:
 class SidecarRead(Record):
     """A failures file's counts as the budget counts it: every JSON-object row a failed rollout."""
 
-    __slots__ = ("rows", "blank", "unreadable", "classes", "findings", "unlisted")  # noqa: RUF023
+    __slots__ = ("rows", "blank", "unreadable", "classes", "findings", "unlisted", "error")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self) -> None:
@@ -269,6 +269,7 @@ class SidecarRead(Record):
         # file of garbage lines read in one go must not grow memory.
         self.findings: list[tuple[int, Finding]] = []
         self.unlisted = 0
+        self.error: str | None = None  # the file could not be opened when the merge reached it
 
     def counts(self) -> dict[str, Any]:
         return {
@@ -346,15 +347,33 @@ def numbered_lines(stream: Iterable[bytes], first: int = 1) -> Iterator[tuple[in
 
 
 def open_failures(path: str, group_paths: tuple[GroupPath, ...], read: SidecarRead) -> FailuresRows:
-    """A failures file opened for the merge (``OSError`` when it cannot be); read as the merge goes, a line
-    at a time, and closed at its end."""
-    stream = open(path, "rb")  # noqa: SIM115 (closed when its lines run out)
+    """A failures file's rows for the merge, opened at its first row and closed at its last, so a run of many
+    main files holds one failures file open at a time; a file that cannot be opened then is ``read.error``."""
 
     def lines() -> Iterator[tuple[int, bytes]]:
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 (closed when its lines run out)
+        except OSError as error:
+            read.error = f"{path}: cannot read the failures file: {error.strerror or error}"
+            return
         with stream:
             yield from numbered_lines(stream)
 
     return FailuresRows(path, lines(), group_paths, read)
+
+
+def first_identity(path: str) -> tuple[Any, ...] | None:
+    """The identity of a failures file's first row (its first line that is a JSON object), None when that
+    row has none or there is no row; ``OSError`` when the file cannot be read."""
+    with open(path, "rb") as stream:
+        for line in stream:
+            try:
+                row = json.loads(line) if line.strip() else None
+            except ValueError:
+                continue
+            if isinstance(row, dict):
+                return identity_of(row)
+    return None
 
 
 # -- the run -------------------------------------------------------------------------------------------------
@@ -615,4 +634,13 @@ class BudgetRun:
         return data
 
 
-__all__ = ["BudgetRun", "ChunkFacts", "FactSpec", "FailuresRows", "chunk_facts", "open_failures", "sidecar_of"]
+__all__ = [
+    "BudgetRun",
+    "ChunkFacts",
+    "FactSpec",
+    "FailuresRows",
+    "chunk_facts",
+    "first_identity",
+    "open_failures",
+    "sidecar_of",
+]

@@ -310,23 +310,23 @@ def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files
     when that is an input, else fed after every main input. A main file is read with its lines' identities
     only when its failures file's first row carries one: otherwise the merge puts the whole failures file
     after it (SPEC 11.1) and its lines go the fast way. Returns the files that cannot be read, one line each."""
-    from verify_contract.check._budget import SIDECAR_SUFFIX, open_failures
+    from verify_contract.check._budget import SIDECAR_SUFFIX, first_identity, open_failures
 
     by_file = {source.file: source.name for source in mains if source.file is not None}
     attached, alone, ordered, unread = {}, [], set(), []
     for file in failures_files:
         try:
-            rows = open_failures(file, budget.spec.group_paths, budget.sidecar_read(file))
+            identified = first_identity(file) is not None
         except OSError as error:
             unread.append(f"{file}: cannot read the failures file: {error.strerror or error}")
             continue
+        rows = open_failures(file, budget.spec.group_paths, budget.sidecar_read(file))
         main = by_file.get(file[: -len(SIDECAR_SUFFIX)] + ".jsonl")
         if main is None or main in attached:
             alone.append(rows)
             continue
         attached[main] = rows
-        first = rows.head()
-        if first is not None and first[3] is not None:
+        if identified:
             ordered.add(main)
     budget.merge_failures([source.name for source in mains], attached, alone)
     budget.spec = budget.spec.ordering(frozenset(ordered))
@@ -366,6 +366,8 @@ def finish_budget(report: Report) -> None:
     budget.finish_failures()
     for file, read in budget.failures_reads():
         add_sidecar_findings(report, file, read)
+        if read.error is not None:
+            report.input_errors.append(read.error)
     add_budget_findings(report)
 
 
