@@ -3,7 +3,10 @@
 1. Whole process, default flags: ``verify-contract check FILE`` against the same with a budget
    (``--max-masked 0.2``), and with a group (``--group-by``, which makes check read every line's group), on
    the benchmark corpora (small and large lines, 5% classic defects), interleaved runs, median; the ratio is
-   budget time / plain time (target: at most 1.10 for the budget without groups).
+   budget time / plain time (target: at most 1.10 for the budget without groups). Then the cost of SPEC 11.1's
+   merge: the corpus with a rollout identity in every row and a failures file (2% of the identities, in
+   order) beside it, checked with the budget merging the two against the same without the failures file
+   (``--no-sidecar``): the merge reads every main line's identity.
 2. In process: ``FailureBudget.observe`` per document against ``orjson.loads`` of the same line (the cheapest
    thing a trainer loop already does per rollout).
 3. With ``--instructions N`` (needs valgrind): the instructions both whole processes execute on the first N
@@ -41,6 +44,26 @@ def corpus(workdir: Path, size: str, lines: int) -> Path:
     if not path.exists():
         rows, _ = gen_corpus.generate(lines, size, 1234, 0.05, "classic")
         path.write_text("".join(row + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def identified_run(workdir: Path, source: Path) -> Path:
+    """The corpus as a run: each row that is an object gains an identity (task = line number), and a failures
+    file beside it holds a failed attempt for every 50th identity, in order."""
+    path = workdir / f"{source.stem}-run.jsonl"
+    if not path.exists():
+        failures = []
+        with source.open("rb") as rows, path.open("wb") as out:
+            for task, line in enumerate(rows):
+                if line.startswith(b"{") and len(line) > 3:
+                    line = b'{"_ng_task_index": %d, "_ng_rollout_index": 0, ' % task + line[1:]
+                out.write(line)
+                if task % 50 == 0:
+                    failures.append(
+                        {"_ng_task_index": task, "_ng_rollout_index": 0, "_ng_failure_class": "agent_run_error"}
+                    )
+        failures_path = workdir / f"{source.stem}-run_failures.jsonl"
+        failures_path.write_text("".join(json.dumps(row) + "\n" for row in failures), encoding="utf-8")
     return path
 
 
@@ -127,6 +150,17 @@ def main() -> None:
             print(
                 f"| {size} lines ({path.stat().st_size / 1e6:.0f} MB) | {name} | {median:.3f} | {median / plain:.2f} |"
             )
+        run = identified_run(args.workdir, path)
+        merged_flags, alone_flags = ["--max-masked", "0.2"], ["--max-masked", "0.2", "--no-sidecar"]
+        merged, alone = [], []
+        whole_process(run, merged_flags)
+        for _ in range(args.reps):
+            alone.append(whole_process(run, alone_flags))
+            merged.append(whole_process(run, merged_flags))
+        median, baseline = statistics.median(merged), statistics.median(alone)
+        name = "budget + failures file merged by identity"
+        rows.append({"corpus": f"{size} lines", "variant": name, "seconds": median, "ratio": median / baseline})
+        print(f"| {size} lines, identified | {name} (ratio to --no-sidecar) | {median:.3f} | {median / baseline:.2f} |")
     # observe() against orjson.loads, per document of the small corpus
     path = corpus(args.workdir, "small", max(50, round(SMALL_LINES * args.scale)))
     lines, documents = [], []

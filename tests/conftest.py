@@ -24,6 +24,7 @@ def vector_ids(vectors: list[Vector]) -> list[str]:
 # all). A file of one kind is marked here; a file of mixed kinds marks its own tests.
 TESTS = Path(__file__).resolve().parent
 FILE_MARKERS: dict[str, tuple[str, ...]] = {
+    "test_budget_attacks.py": ("slow",),
     "test_build_hook.py": ("toolchain",),
     "test_change_drill.py": ("drill", "change_drill"),
     "test_check_ray.py": ("slow",),

@@ -109,6 +109,6 @@ def test_the_budget_benchmark_runs_end_to_end(tmp_path: Path) -> None:
     assert [(row["corpus"], row["variant"]) for row in rows] == [
         (corpus, variant)
         for corpus in ("small lines", "large lines")
-        for variant in ("plain", "budget", "budget + group")
+        for variant in ("plain", "budget", "budget + group", "budget + failures file merged by identity")
     ] + [("small lines", "observe per document (us)")]
     assert all(math.isfinite(row["ratio"]) and row["ratio"] > 0 for row in rows)

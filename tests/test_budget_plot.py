@@ -43,7 +43,7 @@ STORM = _storm_module()
 @pytest.fixture(scope="module")
 def storm_figure(tmp_path_factory: pytest.TempPathFactory) -> Any:
     main_file, _ = STORM.write(tmp_path_factory.mktemp("storm"))
-    budget = FailureBudget(max_masked=0.2, warn_masked=0.1, window=WINDOW, group_by=[GROUP])
+    budget = FailureBudget(max_masked=0.2, warn_masked=0.1, window=WINDOW, group_by=[GROUP], track_blocks=True)
     run = BudgetRun(budget, FactSpec(budget.group_paths))
     check.check_paths([str(main_file)], options=CheckOptions(facts=run.spec), budget=run)
     figure = build_figure(run)
@@ -53,10 +53,16 @@ def storm_figure(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def _expected_shares() -> dict[str, dict[int, float]]:
     """Scope -> the stream's block -> share masked or failed of the scope's rollouts in it: the main file's rows
-    in order, then the failures file's (each a failed rollout), as check reads them."""
+    and the failures file's (each a failed rollout) in rollout-identity order, a failed attempt before the reply
+    of the same identity (SPEC 11.1), as check reads them; storm.py writes both files in identity order."""
     main_rows, failures, _ = STORM.rows()
-    stream = [(row[GROUP], bool(row.get("mask_sample"))) for row in main_rows]
-    stream += [(row[GROUP], True) for row in failures]
+
+    def key(row: dict[str, Any], failed: bool) -> tuple[int, int, int]:
+        return (int(row["_ng_task_index"]), int(row["_ng_rollout_index"]), 0 if failed else 1)
+
+    rows = [(key(row, False), row[GROUP], bool(row.get("mask_sample"))) for row in main_rows]
+    rows += [(key(row, True), row[GROUP], True) for row in failures]
+    stream = [(group, bad) for _, group, bad in sorted(rows, key=lambda item: item[0])]
     counts: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for ordinal, (group, bad) in enumerate(stream, 1):
         for scope in ("all rollouts", f"{GROUP}={group}"):
@@ -122,8 +128,9 @@ def test_the_first_warning_and_breach_are_marked_where_the_report_says(storm_fig
     for event in run.events:
         scope = "all rollouts" if event.group is None else f"{GROUP}={event.group[GROUP]}"
         first[scope].setdefault(event.level, event.rollout)
-    assert first["all rollouts"] == {"warning": 321, "breach": 335}  # README's storm report
-    assert first[f"{GROUP}=math_env"] == {"warning": 1243}
+    assert first["all rollouts"] == {"warning": 328, "breach": 342}  # README's storm report
+    assert first[f"{GROUP}=browser_env"] == {"warning": 327, "breach": 337}
+    assert f"{GROUP}=math_env" not in first  # its failed attempts now sit where they happened (SPEC 11.1)
     for name, axis in _panels(figure).items():
         marks = {
             line.get_label(): line.get_xdata()[0] for line in axis.get_lines() if line.get_label().startswith("first")

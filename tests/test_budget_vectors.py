@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from verify_contract import validate
-from verify_contract.budget import BUDGET_RULES, FailureBudget
+from verify_contract.budget import BUDGET_RULES, FailureBudget, ordered_rollouts
 from verify_contract.cli import main
 
 STREAMS = Path(__file__).resolve().parents[1] / "vectors" / "streams"
@@ -111,10 +111,10 @@ def test_cli(vector: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixtu
     stream = vector["stream"]
     documents = [entry["document"] for entry in stream if "document" in entry]
     failures = [entry["failure"] for entry in stream if "failure" in entry]
-    # The CLI reads the failures file after the main file: a vector lists its rows last.
-    assert stream == [{"document": d, **({"valid": False} if not validate(d).valid else {})} for d in documents] + [
-        {"failure": f} for f in failures
-    ]
+    # A vector lists its rollouts in SPEC 11.1's order: the CLI merges the two files it writes into that order.
+    document_entries = iter([entry for entry in stream if "document" in entry])
+    merged = ordered_rollouts(documents, failures)
+    assert stream == [{"failure": row} if failed else next(document_entries) for row, failed in merged]
     main_file = tmp_path / "rollouts.jsonl"
     main_file.write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
     if failures:

@@ -426,7 +426,7 @@ def test_budget_over_s3_is_the_local_budget(s3: S3, tmp_path: Path) -> None:
 
     remote, local = run(url, s3.options), run(str(storm), None)
     for summary in (remote, local):
-        for event in (summary["first_warning"], summary["first_breach"]):
+        for event in (summary["first_warning"], summary["first_breach"], *summary["events"]):
             event["file"] = "rollouts.jsonl"
         summary["longest_masked_run_at"]["file"] = "rollouts.jsonl"
     assert remote == local and local["verdict"] == "breach"

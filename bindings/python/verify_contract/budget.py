@@ -1,9 +1,10 @@
 """Failure budgets (SPEC 11): is the share of masked and failed rollouts in a stream within bounds?
 
 ``FailureBudget`` watches a stream of rollouts in order, one ``observe`` (a verify response) or
-``observe_failure`` (a row of a collector's failures file) each, and answers what changed: a warning or a
-breach of the masked rate over the last ``window`` rollouts (overall and in each group), or a run of
-consecutive masked rollouts too long. ``summary()`` says where the stream stands. ``verify-contract check``
+``observe_failure`` (a row of a collector's failures file) each (``ordered_rollouts`` merges a main file with
+its failures file in SPEC 11.1's order), and answers what changed: a warning or a breach of the masked rate
+over the last ``window`` rollouts (overall and in each group), or a run of consecutive masked rollouts too
+long. ``summary()`` says where the stream stands. ``verify-contract check``
 feeds the same state machine, so the library, the CLI and the stream vectors count alike.
 
 Pure Python and cheap: no pydantic, no jsonschema, a few attribute updates per rollout (benchmarks/bench.py
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from operator import add, floordiv
 
+from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, MAX_DISTINCT
 from verify_contract._counted import counted
 from verify_contract.records import Record
 from verify_contract.reference._mask import MASK_ROLES
@@ -34,6 +36,7 @@ __all__ = [
     "FailureBudget",
     "GroupPath",
     "identity_of",
+    "ordered_rollouts",
     "parse_group_path",
     "value_at_path",
 ]
@@ -60,9 +63,6 @@ OTHER = "(other)"
 """Where distinct values past ``MAX_DISTINCT`` are counted."""
 NO_KIND = "(none)"
 """The failure kind of a masked or failed rollout that names none."""
-MAX_DISTINCT = 1000
-"""Distinct groups and distinct kinds kept apart; the rest are counted together as ``OTHER``: a stream
-whose group key is a per-row id must not grow memory (counts still add up)."""
 IDENTITY_KEYS = ("_ng_task_index", "_ng_rollout_index")
 """A rollout's identity across attempts, as NeMo Gym's rollout collection keys it (SPEC 11.1)."""
 FAILURE_CLASS_KEY = "_ng_failure_class"
@@ -73,10 +73,15 @@ VALUE_CAP = 120
 GroupPath = tuple[str, ...]
 
 
+def _whole(value: Any, minimum: int) -> bool:
+    """An int (not a bool) between ``minimum`` and ``COUNT_LIMIT``."""
+    return isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= COUNT_LIMIT
+
+
 def _expected_ok(expected: Any) -> bool:
     if isinstance(expected, tuple):
-        return len(expected) == 2 and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in expected)
-    return isinstance(expected, int) and not isinstance(expected, bool) and expected >= 0
+        return len(expected) == 2 and all(_whole(v, 1) for v in expected) and expected[0] * expected[1] <= COUNT_LIMIT
+    return _whole(expected, 0)
 
 
 class BudgetError(ValueError):
@@ -123,9 +128,40 @@ def identity_of(row: Any) -> tuple[Any, ...] | None:
     if not isinstance(row, Mapping):
         return None
     values = tuple(row.get(key) for key in IDENTITY_KEYS)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return values
-    return None
+    # type() is int: an int and not a bool (JSON has no other int types)
+    return values if all(type(value) is int for value in values) else None
+
+
+def failure_row_first(main_identity: tuple[Any, ...] | None, failure_identity: tuple[Any, ...] | None) -> bool:
+    """SPEC 11.1's order of the next row of a main file and the next row of its failures file: the failures row
+    comes first when both carry an identity and its identity is not above the main row's (on a tie it is an
+    earlier attempt of that rollout); otherwise the main row does (file order: main file, then failures file)."""
+    return main_identity is not None and failure_identity is not None and failure_identity <= main_identity
+
+
+def ordered_rollouts(rows: Iterable[Any], failure_rows: Iterable[Any]) -> Iterator[tuple[Any, bool]]:
+    """A main file's rows and its failures file's rows as one stream in SPEC 11.1's order, as
+    ``(row, is_failure_row)``: the two merged by identity (``failure_row_first``), each file's own order
+    kept. Each is read once and one row of each is held, so two files of any size merge in constant memory.
+    Files in identity order (as NeMo Gym writes them) come out in identity order; files that are not come
+    out merged as stated, not sorted.
+
+    ``for row, failed in ordered_rollouts(main, failures): budget.observe_failure(row) if failed else
+    budget.observe(row)`` feeds a budget as ``check`` does."""
+    failures = iter(failure_rows)
+    pending = next(failures, _END)
+    for row in rows:
+        identity = identity_of(row)
+        while pending is not _END and failure_row_first(identity, identity_of(pending)):
+            yield pending, True
+            pending = next(failures, _END)
+        yield row, False
+    while pending is not _END:
+        yield pending, True
+        pending = next(failures, _END)
+
+
+_END = object()
 
 
 def document_state(document: Any) -> tuple[int, str | None]:
@@ -282,44 +318,52 @@ class FailureBudget:
     share, with Soda's separate warn and fail levels and Prometheus's minimum volume.
 
     - ``max_masked`` / ``warn_masked``: a breach / a warning when more than this share of the last
-      ``window`` rollouts (of the stream, or of any one group) is masked or failed; None: no bound.
+      ``window`` rollouts (of the stream, or of any one group) is masked or failed; None: no bound (0 is
+      a bound, the strictest: any masked rollout in a judged window).
     - ``min_samples``: a window is judged only once it holds this many rollouts (default: ``window``, a
       full window).
     - ``max_consecutive_masked``: a breach when more consecutive rollouts (of the stream, or of a group)
       than this are masked or failed.
     - ``group_by``: dotted member paths (``agent_ref.name``, ``_ng_environment_server``, ``failure_kind``);
       rollouts are counted and bounded per combination of their values, a missing one being ``(absent)``.
+    - ``expected``: the rollouts the run should hold, a count or a (tasks, repeats) grid, counted (never
+      listed); with it, or ``track_identities`` (a retry list), every identity seen is kept.
+    - ``track_blocks``: keep each window's counts for a plot (``blocks()``), a dict entry per window; off by
+      default, so the memory of a budget fed for weeks stays constant.
+    Counts are whole numbers up to ``COUNT_LIMIT``.
     """
 
     def __init__(
         self,
         max_masked: float | None = None,
         warn_masked: float | None = None,
-        window: int = 64,
+        window: int = DEFAULT_WINDOW,
         min_samples: int | None = None,
         max_consecutive_masked: int | None = None,
         group_by: Iterable[str] = (),
         expected: int | tuple[int, int] | None = None,
         track_identities: bool = False,
-        track_blocks: bool = True,
+        track_blocks: bool = False,
     ) -> None:
         for name, rate in (("max_masked", max_masked), ("warn_masked", warn_masked)):
             if rate is not None and not (isinstance(rate, (int, float)) and 0.0 <= rate <= 1.0):
                 raise BudgetError(f"{name} must be a rate between 0 and 1, not {rate!r}")
-        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
-            raise BudgetError(f"window must be a whole number of rollouts >= 1, not {window!r}")
+        if not _whole(window, 1):
+            raise BudgetError(f"window must be a whole number of rollouts from 1 to {COUNT_LIMIT:,}, not {window!r}")
         if min_samples is None:
             min_samples = window
-        if isinstance(min_samples, bool) or not isinstance(min_samples, int) or not 1 <= min_samples <= window:
+        if not _whole(min_samples, 1) or min_samples > window:
             raise BudgetError(f"min_samples must be between 1 and the window ({window}), not {min_samples!r}")
-        if max_consecutive_masked is not None and (
-            isinstance(max_consecutive_masked, bool)
-            or not isinstance(max_consecutive_masked, int)
-            or max_consecutive_masked < 0
-        ):
-            raise BudgetError(f"max_consecutive_masked must be a whole number >= 0, not {max_consecutive_masked!r}")
+        if max_consecutive_masked is not None and not _whole(max_consecutive_masked, 0):
+            raise BudgetError(
+                f"max_consecutive_masked must be a whole number from 0 to {COUNT_LIMIT:,}, "
+                f"not {max_consecutive_masked!r}"
+            )
         if expected is not None and not _expected_ok(expected):
-            raise BudgetError(f"expected must be a count >= 0 or (tasks, repeats) >= 1, not {expected!r}")
+            raise BudgetError(
+                f"expected must be a count from 0, or (tasks, repeats) from 1, up to {COUNT_LIMIT:,} rollouts, "
+                f"not {expected!r}"
+            )
         if isinstance(group_by, str):
             group_by = [group_by]
         self.group_names = tuple(text.strip() for text in group_by)
@@ -338,12 +382,15 @@ class FailureBudget:
         self.breaches = 0
         self.longest_where: tuple[str, int | None] | None = None
         self.expected = expected
-        self.track_blocks = track_blocks  # the per-window counts a plot draws (check keeps them for --plot)
+        # The per-window counts a plot draws: a dict entry per window, so off unless asked for (``check --plot``),
+        # and the budget's memory stays constant in a long-lived process (a trainer loop, the middleware).
+        self.track_blocks = track_blocks
         # Identities (SPEC 11.1, 11.3): every rollout's when asked (``expected``, a retry list), else none.
         self.track_identities = track_identities or expected is not None
         self.identities: dict[tuple[Any, ...], tuple[int, str | None, tuple[str, int | None] | None, bool]] = {}
         self.anonymous: list[tuple[int, str | None, tuple[str, int | None] | None]] = []
         self.unidentified = 0
+        self.grid_present = 0  # identities seen inside the expected grid: missing is the grid's size less these
 
     # -- feeding -------------------------------------------------------------------------------------------
     def observe(
@@ -414,7 +461,15 @@ class FailureBudget:
         known = self.identities.get(identity)
         if known is not None and failure_row and not known[3]:
             return  # an attempt of a rollout a main row decides
+        if known is None and self._in_grid(identity):
+            self.grid_present += 1
         self.identities[identity] = (state, kind, where, failure_row)
+
+    def _in_grid(self, identity: tuple[Any, ...]) -> bool:
+        if not isinstance(self.expected, tuple):
+            return False
+        task, rollout = identity
+        return bool(0 <= task < self.expected[0] and 0 <= rollout < self.expected[1])
 
     # -- the state machine ---------------------------------------------------------------------------------
     def _evict(self, scope: _Scope) -> None:
@@ -676,18 +731,26 @@ class FailureBudget:
         """Distinct rollouts seen: identities, plus each rollout without one."""
         return len(self.identities) + self.unidentified
 
-    def missing(self) -> list[tuple[int, int]] | int | None:
-        """Missing identities (``expected`` a (tasks, repeats) grid), how many (a count), or None."""
+    def missing_count(self) -> int | None:
+        """Expected rollouts with no row (SPEC 11.3), counted as rows arrive (memory and time independent of
+        the grid's size: a poll of ``--follow`` asks at every turn); None without ``expected``."""
         if self.expected is None:
             return None
         if isinstance(self.expected, tuple):
-            tasks, repeats = self.expected
-            return [(t, r) for t in range(tasks) for r in range(repeats) if (t, r) not in self.identities]
+            return self.expected[0] * self.expected[1] - self.grid_present
         return max(self.expected - self.present(), 0)
 
-    def missing_count(self) -> int | None:
-        missing = self.missing()
-        return len(missing) if isinstance(missing, list) else missing
+    def missing_identities(self) -> Iterator[tuple[int, int]]:
+        """The grid's identities with no row, in grid order, one at a time (none without a grid): a retry list
+        of a hundred million is written without holding it."""
+        if not isinstance(self.expected, tuple):
+            return
+        tasks, repeats = self.expected
+        seen = self.identities
+        for task in range(tasks):
+            for rollout in range(repeats):
+                if (task, rollout) not in seen:
+                    yield (task, rollout)
 
     def expected_total(self) -> int | None:
         if isinstance(self.expected, tuple):
@@ -697,15 +760,15 @@ class FailureBudget:
     def missing_breach(self) -> float | None:
         """The share of expected rollouts lost (masked, failed or missing) when it passes ``max_masked``."""
         expected, bound = self.expected_total(), self.max_masked
-        if not expected or bound is None:
+        if not expected or bound is None:  # nothing expected: no share to take (a bound of 0 is a bound)
             return None
         lost = (self.total.counts[MASKED] + self.total.counts[FAILED] + (self.missing_count() or 0)) / expected
         return lost if lost > bound else None
 
-    def retry_rows(self) -> list[dict[str, Any]]:
+    def retry_rows(self) -> Iterator[dict[str, Any]]:
         """The rollouts to run again (SPEC 11.4): masked, failed, missing; one JSON object each, with its
-        identity where it has one, else its file and line."""
-        rows: list[dict[str, Any]] = []
+        identity where it has one, else its file and line. Yielded one at a time (the missing ones are
+        generated from the grid, never listed)."""
         for identity, (state, kind, where, failure_row) in self.identities.items():
             if state == OK:
                 continue
@@ -715,14 +778,12 @@ class FailureBudget:
                 row.update(file=where[0], line=where[1])
             if failure_row:
                 row["failures_file"] = True
-            rows.append(row)
+            yield row
         for state, kind, where in self.anonymous:
-            row = {} if where is None else {"file": where[0], "line": where[1]}
-            rows.append({**row, "why": STATE_NAMES[state], "failure_kind": kind})
-        missing = self.missing()
-        if isinstance(missing, list):
-            rows.extend(dict(zip(IDENTITY_KEYS, pair, strict=True), why="missing") for pair in missing)
-        return rows
+            located = {} if where is None else {"file": where[0], "line": where[1]}
+            yield {**located, "why": STATE_NAMES[state], "failure_kind": kind}
+        for pair in self.missing_identities():
+            yield {**dict(zip(IDENTITY_KEYS, pair, strict=True)), "why": "missing"}
 
     def verdict(self) -> str:
         """``breach``, ``warning``, ``ok``, or ``too few rollouts`` (no window was ever judged)."""

@@ -34,8 +34,7 @@ from verify_contract.check._run import (
     _in_order,
     absorber,
     finish_budget,
-    split_failures_files,
-    with_budget,
+    with_failures_files,
 )
 from verify_contract.check._source import InputError, Source
 from verify_contract.check._tasks import RangeTask
@@ -446,13 +445,7 @@ def check_paths_ray(
     budget is fed in input order by this process, as the local engine feeds it; failures files are read
     here too (they are small, and their rows are not verify responses)."""
     sources, errors = resolve(list(paths), urls=True, storage_options=storage_options)
-    sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
-    if failures_files and budget is None:
-        from verify_contract.budget import FailureBudget
-        from verify_contract.check._budget import BudgetRun, FactSpec
-
-        budget = BudgetRun(FailureBudget(), FactSpec())
-    options = with_budget(options, budget)
+    sources, options, budget, unread = with_failures_files(sources, options, budget, sidecars)
     if not sources:  # nothing to read: no cluster to start or join
         report = Report(options.version, options.profile, options.max_findings)
         report.budget = budget
@@ -468,7 +461,8 @@ def check_paths_ray(
 
                 ray.shutdown()
     report.input_errors[:0] = errors
-    finish_budget(report, failures_files)
+    report.input_errors += unread
+    finish_budget(report)
     return report
 
 

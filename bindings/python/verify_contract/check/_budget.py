@@ -11,36 +11,43 @@ from __future__ import annotations
 import json
 import os
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import repeat
 from operator import add, attrgetter, sub
 
+from verify_contract._budget_caps import EVENTS_KEPT, MAX_DISTINCT
 from verify_contract.budget import (
     ABSENT_GROUP,
     FAILED,
     FAILURE_CLASS_KEY,
+    IDENTITY_KEYS,
     MASKED,
     NO_KIND,
     OK,
+    OTHER,
     FailureBudget,
     GroupPath,
     _kind_of,
+    failure_row_first,
     group_of,
     identity_of,
 )
 from verify_contract.check import _fastpath as fastpath
+from verify_contract.check._report import DEFAULT_MAX_FINDINGS
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord, Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     from verify_contract.budget import BudgetEvent
     from verify_contract.check._lines import LineFacts
     from verify_contract.check._outcome import Outcome
 
+SIDECAR_UNREADABLE = "budget-sidecar-unreadable"
+"""The rule of a failures-file line that is not a JSON object (``budget.BUDGET_RULES``)."""
 SIDECAR_SUFFIX = "_failures.jsonl"
 """NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
 
@@ -66,18 +73,26 @@ _BLANKS = re.compile(rb"\x00")
 
 class FactSpec(FrozenRecord):
     """What the budget needs from each line: the group paths, and whether every line's identity (for
-    ``--expected`` and the retry list) or only the masked and failed lines' kinds."""
+    ``--expected`` and the retry list) or only the masked and failed lines' kinds. ``ordered``: the inputs
+    (by name) whose failures file is merged into them by identity (SPEC 11.1): their lines' identities too."""
 
-    __slots__ = ("group_paths", "identities")
+    __slots__ = ("group_paths", "identities", "ordered")
     group_paths: tuple[GroupPath, ...]
     identities: bool
+    ordered: frozenset[str]
 
-    def __init__(self, group_paths: tuple[GroupPath, ...] = (), identities: bool = False) -> None:
-        self._freeze(group_paths, identities)
+    def __init__(
+        self, group_paths: tuple[GroupPath, ...] = (), identities: bool = False, ordered: frozenset[str] = frozenset()
+    ) -> None:
+        self._freeze(group_paths, identities, ordered)
 
     @property
     def every_line(self) -> bool:
         return bool(self.group_paths) or self.identities
+
+    def ordering(self, paths: frozenset[str]) -> FactSpec:
+        """This spec, with the lines of ``paths`` identified for the merge with their failures files."""
+        return FactSpec(self.group_paths, self.identities, self.ordered | paths)
 
 
 Detail = tuple["str | None", tuple[str, ...], "tuple[Any, ...] | None"]
@@ -88,7 +103,7 @@ class ChunkFacts(Record):
     """The budget's view of one chunk: ``states`` (a byte per line) and ``details`` (line index -> Detail)
     of the lines it looked into; line numbers count from ``first_line`` in ``path``."""
 
-    __slots__ = ("path", "first_line", "states", "details", "sidecar", "bad")  # noqa: RUF023
+    __slots__ = ("path", "first_line", "states", "details", "bad", "identities")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(
@@ -97,19 +112,20 @@ class ChunkFacts(Record):
         first_line: int,
         states: bytes,
         details: dict[int, Detail],
-        sidecar: bool = False,
         bad: tuple[list[int], bytes, list[str | None]] | None = None,
+        identities: list[tuple[int, int] | None] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
         self.states = states
         self.details = details  # every line's, when the budget groups or identifies rollouts
-        self.sidecar = sidecar
         # Otherwise the masked and failed lines alone, in order: their line indices, budget states, kinds.
         self.bad = bad
+        # With ``bad``, every line's identity when a failures file is merged into the file by identity.
+        self.identities = identities
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar, self.bad))
+        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.bad, self.identities))
 
 
 def _text_rules() -> frozenset[str]:
@@ -176,7 +192,26 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         for at, label in enumerate(labels):
             if label is None:
                 labels[at] = _unread_kind(view, spans[bad[at]], lines.unkeyed.get(bad[at]))
-    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels))
+    identities = _identities(chunk, states) if path in spec.ordered else None
+    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels), identities=identities)
+
+
+def _identities(chunk: bytes | memoryview, states: bytearray) -> list[tuple[int, int] | None]:
+    """Each line's identity (as ``budget.identity_of`` takes it; None for a blank line, a row without one or a
+    line that is no JSON text), for the merge with a failures file (SPEC 11.1): every line parsed, the cost of
+    the order (benchmarks/budget.py)."""
+    lines = bytes(chunk).split(b"\n")
+    return [_pair(_loads(lines[index])) if state else None for index, state in enumerate(states)]
+
+
+_TASK, _ROLLOUT = IDENTITY_KEYS
+
+
+def _pair(row: Any) -> tuple[int, int] | None:
+    if type(row) is not dict:
+        return None
+    task, rollout = row.get(_TASK), row.get(_ROLLOUT)
+    return (task, rollout) if type(task) is int and type(rollout) is int else None  # an int, not a bool
 
 
 def _unread_kind(view: memoryview, span: tuple[int, int], outcome: Outcome | None) -> str:
@@ -198,7 +233,8 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
         row = _loads(lines[index])
         if isinstance(row, dict):
             kind = _kind_of(row) if state != USABLE else None
-            details[index] = (kind, group_of(row, spec.group_paths), identity_of(row) if spec.identities else None)
+            identified = spec.identities or path in spec.ordered
+            details[index] = (kind, group_of(row, spec.group_paths), identity_of(row) if identified else None)
         else:
             details[index] = (None, (ABSENT_GROUP,) * len(spec.group_paths), None)
     return ChunkFacts(path, first_line, states, details)
@@ -219,30 +255,70 @@ def is_sidecar(file: str) -> bool:
 
 
 class SidecarRead(Record):
-    """A failures file read as the budget counts it: every JSON-object row a failed rollout."""
+    """A failures file's counts as the budget counts it: every JSON-object row a failed rollout."""
 
-    __slots__ = ("facts", "rows", "blank", "unreadable", "classes", "findings")  # noqa: RUF023
+    __slots__ = ("rows", "blank", "unreadable", "classes", "findings", "unlisted", "error")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self) -> None:
-        self.facts: ChunkFacts | None = None
         self.rows = 0
         self.blank = 0
         self.unreadable = 0
-        self.classes: dict[str, int] = {}
+        self.classes: dict[str, int] = {}  # at most MAX_DISTINCT, then OTHER
+        # Taken by the report as they come (add_sidecar_findings); past what a report lists, only counted: a
+        # file of garbage lines read in one go must not grow memory.
         self.findings: list[tuple[int, Finding]] = []
+        self.unlisted = 0
+        self.error: str | None = None  # the file could not be opened when the merge reached it
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "blank": self.blank,
+            "unreadable": self.unreadable,
+            "classes": dict(sorted(self.classes.items())),
+        }
 
 
-def sidecar_lines(lines: list[bytes], first_line: int, path: str, spec: FactSpec, read: SidecarRead) -> ChunkFacts:
-    """Rows of a failures file (whole lines), counted into ``read``: each JSON object a failed attempt; a
-    line that is not one is a ``budget-sidecar-unreadable`` finding and no rollout, so the lines add up."""
-    states = bytearray()
-    details: dict[int, Detail] = {}
-    for index, line in enumerate(lines):
+FailureRow = tuple[int, "str | None", tuple[str, ...], "tuple[Any, ...] | None"]
+"""(line, failure kind, group, identity) of a failures-file row."""
+
+
+class FailuresRows:
+    """The rows of one failures file, read one at a time as the merge asks (SPEC 11.1), each counted into
+    ``read``: a JSON object is a failed attempt; a line that is not one is a ``budget-sidecar-unreadable``
+    finding and no rollout, so the lines add up. ``lines``: (line number, bytes) in file order."""
+
+    def __init__(
+        self, path: str, lines: Iterator[tuple[int, bytes]], group_paths: tuple[GroupPath, ...], read: SidecarRead
+    ) -> None:
+        self.path = path
+        self.read = read
+        self._lines = lines
+        self._group_paths = group_paths
+        self._head: FailureRow | None = None
+        self._done = False
+
+    def head(self) -> FailureRow | None:
+        """The next row, not taken (None: none left)."""
+        while self._head is None and not self._done:
+            taken = next(self._lines, None)
+            if taken is None:
+                self._done = True
+            else:
+                self._head = self._row(*taken)
+        return self._head
+
+    def take(self) -> FailureRow | None:
+        row = self.head()
+        self._head = None
+        return row
+
+    def _row(self, number: int, line: bytes) -> FailureRow | None:
+        read = self.read
         if not line.strip():
             read.blank += 1
-            states.append(BLANK_LINE)
-            continue
+            return None
         try:
             row = json.loads(line)
         except ValueError as error:
@@ -251,26 +327,53 @@ def sidecar_lines(lines: list[bytes], first_line: int, path: str, spec: FactSpec
             problem = "not a JSON object"
         if not isinstance(row, dict):
             read.unreadable += 1
-            states.append(BLANK_LINE)
+            if len(read.findings) >= DEFAULT_MAX_FINDINGS:
+                read.unlisted += 1
+                return None
             message = f"a failures-file line is {problem}: not counted as a rollout"
-            finding = Finding("budget-sidecar-unreadable", Severity.WARNING, message)
-            read.findings.append((first_line + index, finding))
-            continue
+            read.findings.append((number, Finding(SIDECAR_UNREADABLE, Severity.WARNING, message)))
+            return None
         read.rows += 1
         failure_class = row.get(FAILURE_CLASS_KEY)
         label = failure_class if isinstance(failure_class, str) else "(no class)"
+        if label not in read.classes and len(read.classes) >= MAX_DISTINCT:
+            label = OTHER  # capped as groups are: a class per row must not grow memory or the report
         read.classes[label] = read.classes.get(label, 0) + 1
-        states.append(FAILED_LINE)
-        details[index] = (_kind_of(row), group_of(row, spec.group_paths), identity_of(row))
-    return ChunkFacts(path, first_line, bytes(states), details, sidecar=True)
+        return (number, _kind_of(row), group_of(row, self._group_paths), identity_of(row))
 
 
-def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
-    """One failures file, whole (``sidecar_lines``)."""
-    read = SidecarRead()
+def numbered_lines(stream: Iterable[bytes], first: int = 1) -> Iterator[tuple[int, bytes]]:
+    return enumerate((line.rstrip(b"\r\n") for line in stream), first)
+
+
+def open_failures(path: str, group_paths: tuple[GroupPath, ...], read: SidecarRead) -> FailuresRows:
+    """A failures file's rows for the merge, opened at its first row and closed at its last, so a run of many
+    main files holds one failures file open at a time; a file that cannot be opened then is ``read.error``."""
+
+    def lines() -> Iterator[tuple[int, bytes]]:
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 (closed when its lines run out)
+        except OSError as error:
+            read.error = f"{path}: cannot read the failures file: {error.strerror or error}"
+            return
+        with stream:
+            yield from numbered_lines(stream)
+
+    return FailuresRows(path, lines(), group_paths, read)
+
+
+def first_identity(path: str) -> tuple[Any, ...] | None:
+    """The identity of a failures file's first row (its first line that is a JSON object), None when that
+    row has none or there is no row; ``OSError`` when the file cannot be read."""
     with open(path, "rb") as stream:
-        read.facts = sidecar_lines(stream.read().splitlines(), 1, path, spec, read)
-    return read
+        for line in stream:
+            try:
+                row = json.loads(line) if line.strip() else None
+            except ValueError:
+                continue
+            if isinstance(row, dict):
+                return identity_of(row)
+    return None
 
 
 # -- the run -------------------------------------------------------------------------------------------------
@@ -290,6 +393,21 @@ def _joined(parts: list[ChunkFacts]) -> ChunkFacts:
     return ChunkFacts(parts[0].path, parts[0].first_line, whole, {}, bad=(indices, states, labels))
 
 
+def _lines_of(facts: ChunkFacts, start: int, stop: int) -> ChunkFacts:
+    """Lines [start, stop) of a chunk's facts (with ``bad``), without identities."""
+    assert facts.bad is not None
+    indices, states, labels = facts.bad
+    low, high = bisect_left(indices, start), bisect_left(indices, stop)
+    shifted = [index - start for index in indices[low:high]]
+    return ChunkFacts(
+        facts.path,
+        facts.first_line + start,
+        facts.states[start:stop],
+        {},
+        bad=(shifted, states[low:high], labels[low:high]),
+    )
+
+
 BATCH_LINES = 1 << 16
 """Consecutive chunks of one file wait and are fed to the budget together, up to this many lines: a
 ``record_run`` costs tens of microseconds whatever its length (measured in benchmarks/budget.py)."""
@@ -298,6 +416,9 @@ BATCH_LINES = 1 << 16
 class BudgetRun:
     """One ``check`` run's budget: the ``FailureBudget`` fed in input order, and the failures files read.
 
+    A main file's failures file is merged into its rows as they are fed (SPEC 11.1, ``budget.failure_row_first``:
+    by identity where both rows carry one, else main file first), a row at a time, so the two are never held
+    whole; ``merge_failures`` attaches them, ``finish_failures`` feeds what is left of them at the end.
     Reading the run (``budget``, ``events``, ``summary()``, ...) feeds the chunks still waiting first; a
     caller that reports events as they happen (``--follow``) calls ``flush()`` after feeding."""
 
@@ -310,10 +431,17 @@ class BudgetRun:
         self._budget = budget
         self.spec = spec
         self.on_event = on_event
-        self._events: list[BudgetEvent] = []
-        self.sidecars: dict[str, dict[str, Any]] = {}
+        self._events: list[BudgetEvent] = []  # the first EVENTS_KEPT
+        self.events_not_kept: dict[str, dict[str, int]] = {}  # rule -> level -> events past the cap
+        self._reads: dict[str, SidecarRead] = {}  # failures file -> its counts so far
         self._waiting: list[ChunkFacts] = []
         self._waiting_lines = 0
+        # The merge: the main inputs in order, the failures file attached to some, and those of none.
+        self._mains: list[str] = []
+        self._position = 0  # in _mains: the main input being fed
+        self._attached: dict[str, FailuresRows] = {}
+        self._alone: list[FailuresRows] = []
+        self._merging: FailuresRows | None = None
 
     @property
     def budget(self) -> FailureBudget:
@@ -322,23 +450,97 @@ class BudgetRun:
 
     @property
     def events(self) -> list[BudgetEvent]:
+        """The run's first ``EVENTS_KEPT`` budget events (``events_not_kept`` counts the others)."""
         self.flush()
         return self._events
+
+    @property
+    def events_total(self) -> int:
+        return self.budget.warnings + self.budget.breaches
 
     @property
     def expected(self) -> int | tuple[int, int] | None:
         return self._budget.expected
 
+    @property
+    def sidecars(self) -> dict[str, dict[str, Any]]:
+        """Each failures file's counts so far."""
+        return {path: read.counts() for path, read in self._reads.items()}
+
+    def failures_reads(self) -> list[tuple[str, SidecarRead]]:
+        return list(self._reads.items())
+
+    def sidecar_read(self, path: str) -> SidecarRead:
+        """The counts of a failures file (one per path, however often its rows are attached)."""
+        return self._reads.setdefault(path, SidecarRead())
+
+    def merge_failures(self, mains: list[str], attached: dict[str, FailuresRows], alone: list[FailuresRows]) -> None:
+        """Failures-file rows for the merge: ``attached`` (main input name -> rows) merged into their main
+        file's rows as they are fed, ``alone`` (no main input) after every main input; ``mains``: the main
+        inputs' names in input order (a main file's failures rows are all fed before the next main's rows)."""
+        self.flush()
+        self._mains, self._position, self._attached, self._alone = list(mains), 0, dict(attached), list(alone)
+        self._merging = None
+
+    def finish_failures(self) -> None:
+        """Feed what is left of every failures file, in input order (the end of the main inputs)."""
+        self.flush()
+        self._reach(len(self._mains))
+        for rows in self._alone:
+            self._feed_failures(rows, None, until_end=True)
+        self._alone = []
+
+    def _reach(self, position: int) -> None:
+        """The main inputs before ``position`` are over: the rest of their failures rows, in order."""
+        if self._merging is not None:
+            self._feed_failures(self._merging, None, until_end=True)
+            self._merging = None
+        while self._position < position:
+            rows = self._attached.pop(self._mains[self._position], None)
+            if rows is not None:
+                self._feed_failures(rows, None, until_end=True)
+            self._position += 1
+
+    def _enter(self, path: str) -> None:
+        """Facts of ``path`` arrive: earlier main inputs are over; its own failures rows start merging."""
+        if self._position < len(self._mains) and self._mains[self._position] == path:
+            if self._merging is None:
+                self._merging = self._attached.pop(path, None)
+            return
+        try:
+            position = self._mains.index(path, self._position)
+        except ValueError:
+            return  # not a main input with a place in the merge (a --follow poll, a test's own feed)
+        self._reach(position)
+        self._merging = self._attached.pop(path, None)
+
+    def _feed_failures(self, rows: FailuresRows, before: tuple[Any, ...] | None, until_end: bool = False) -> None:
+        """Failures rows up to the main row of identity ``before`` (all of them with ``until_end``)."""
+        budget = self._budget
+        identified = budget.track_identities
+        events: list[BudgetEvent] = []
+        while True:
+            row = rows.head()
+            if row is None or not (until_end or failure_row_first(before, row[3])):
+                break
+            rows.take()
+            line, kind, group, identity = row
+            events += budget.record(FAILED, kind, group, (rows.path, line), identity if identified else None, True)
+        self._report(events)
+
     def feed(self, facts: ChunkFacts) -> None:
         """A chunk's facts, in input order: a chunk that continues the waiting ones waits with them."""
-        if facts.bad is None or facts.sidecar:
+        if facts.bad is None or facts.identities is not None:
             self.flush()
+            self._enter(facts.path)
             self._feed(facts)
             return
         if self._waiting:
             last = self._waiting[-1]
             if last.path != facts.path or last.first_line + len(last.states) != facts.first_line:
                 self.flush()
+        if not self._waiting:
+            self._enter(facts.path)
         self._waiting.append(facts)
         self._waiting_lines += len(facts.states)
         if self._waiting_lines >= BATCH_LINES:
@@ -352,16 +554,15 @@ class BudgetRun:
         self._feed(waiting[0] if len(waiting) == 1 else _joined(waiting))
 
     def _feed(self, facts: ChunkFacts) -> None:
+        if facts.bad is not None and facts.identities is not None and self._merging is not None:
+            self._feed_merged(facts, self._merging, facts.identities)
+            return
         budget = self._budget
         states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
-        if not self.spec.every_line:
-            # One pass over the masked and failed lines; usable ones are counted, not visited.
-            bad = facts.bad
-            if bad is None:  # a failures file's facts: every row listed in details
-                rows = [index for index, byte in enumerate(states) if byte]
-                kinds: list[str | None] = [details[index][0] or NO_KIND for index in rows]
-                bad = (rows, bytes(states[index] for index in rows).translate(_LINE_TO_BUDGET), kinds)
-            indices, bad_states, labels = bad
+        if facts.bad is not None:
+            # One pass over the masked and failed lines; usable ones are counted, not visited. (A main file
+            # with a failures file to merge by identity comes with every line's details instead.)
+            indices, bad_states, labels = facts.bad
             blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
             # A rollout's offset in the run is its line index less the blank lines before it.
             offsets = list(map(sub, indices, map(bisect_right, repeat(blanks), indices))) if blanks else indices
@@ -372,46 +573,74 @@ class BudgetRun:
                     index = offset + bisect_right(blanks, index)
                 return (path, first + index)
 
-            # check's labels hold no None (chunk_facts and the failures-file rows label every line)
-            events = budget.record_run(len(states) - len(blanks), offsets, bad_states, labels, where_of, labelled=True)
-        else:
-            events = []
-            absent = (ABSENT_GROUP,) * len(self.spec.group_paths)
-            for index, byte in enumerate(states):
-                if not byte:
-                    continue
-                kind, group, identity = details.get(index, (None, absent, None))
-                events += budget.record(byte - 1, kind, group, (path, first + index), identity, facts.sidecar)
+            # check's labels hold no None (chunk_facts labels every line)
+            self._report(
+                budget.record_run(len(states) - len(blanks), offsets, bad_states, labels, where_of, labelled=True)
+            )
+            return
+        absent = (ABSENT_GROUP,) * len(self.spec.group_paths)
+        identified = budget.track_identities
+        merging = self._merging
+        for index, byte in enumerate(states):
+            if not byte:
+                continue
+            kind, group, identity = details.get(index, (None, absent, None))
+            if merging is not None:
+                self._feed_failures(merging, identity)
+            where = (path, first + index)
+            self._report(budget.record(byte - 1, kind, group, where, identity if identified else None))
+
+    def _feed_merged(self, facts: ChunkFacts, rows: FailuresRows, identities: list[tuple[int, int] | None]) -> None:
+        """A chunk's lines (the bulk way) with failures rows merged in by identity: the lines up to each place
+        a failures row goes are fed as one run, then the failures rows that go there."""
+        start = 0
+        end = len(identities)
+        while start < end:
+            head = rows.head()
+            if head is None or head[3] is None:  # none left, or one without identity: after the main file
+                break
+            at = start
+            while at < end and not failure_row_first(identities[at], head[3]):
+                at += 1
+            if at > start:
+                self._feed(_lines_of(facts, start, at))
+            if at < end:
+                self._feed_failures(rows, identities[at])
+            start = at
+        if start < end:
+            self._feed(_lines_of(facts, start, end))
+
+    def _report(self, events: list[BudgetEvent]) -> None:
         for event in events:
-            self._events.append(event)
+            if len(self._events) < EVENTS_KEPT:
+                self._events.append(event)
+            else:
+                by_level = self.events_not_kept.setdefault(event.rule, {})
+                by_level[event.level] = by_level.get(event.level, 0) + 1
             if self.on_event is not None:
                 self.on_event(event)
-
-    def add_sidecar(self, path: str, read: SidecarRead) -> None:
-        """A failures file's counts (its rows so far: follow mode calls this again as it grows)."""
-        self.sidecars[path] = {
-            "rows": read.rows,
-            "blank": read.blank,
-            "unreadable": read.unreadable,
-            "classes": dict(sorted(read.classes.items())),
-        }
-        if read.facts is not None:
-            self.feed(read.facts)
-            read.facts = None
 
     def breached(self) -> bool:
         return self.budget.breached
 
-    def missing(self) -> list[tuple[int, int]] | int | None:
-        return self.budget.missing()
-
-    def retry_rows(self) -> list[dict[str, Any]]:
+    def retry_rows(self) -> Iterator[dict[str, Any]]:
         return self.budget.retry_rows()
 
     def summary(self) -> dict[str, Any]:
         data = self.budget.summary()
+        data["events"] = [event.as_dict() for event in self.events]
+        data["events_not_kept"] = self.events_not_kept
         data["failures_files"] = self.sidecars
         return data
 
 
-__all__ = ["BudgetRun", "ChunkFacts", "FactSpec", "chunk_facts", "read_sidecar", "sidecar_lines", "sidecar_of"]
+__all__ = [
+    "BudgetRun",
+    "ChunkFacts",
+    "FactSpec",
+    "FailuresRows",
+    "chunk_facts",
+    "first_identity",
+    "open_failures",
+    "sidecar_of",
+]

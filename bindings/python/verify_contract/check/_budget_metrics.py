@@ -120,8 +120,7 @@ class BudgetCollector:
         breached.add_metric([], 1.0 if run.breached() else 0.0)
         yield breached
         if run.expected is not None:
-            missing = run.missing()
-            count = len(missing) if isinstance(missing, list) else (missing or 0)
+            count = budget.missing_count() or 0
             gauge = GaugeMetricFamily(f"{PREFIX}_missing_rollouts", "Expected rollouts not found.")
             gauge.add_metric([], count)
             yield gauge

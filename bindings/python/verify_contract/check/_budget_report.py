@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 
+from verify_contract._budget_caps import MAX_DISTINCT
 from verify_contract._counted import counted
+from verify_contract.budget import OTHER
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -49,8 +51,11 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
     data = run.summary()
     settings = data["settings"]
     lines = [event_line(event) for event in run.events[:EVENTS_LISTED]] if events else []
-    if events and len(run.events) > EVENTS_LISTED:
-        lines.append(f"... {counted(len(run.events) - EVENTS_LISTED, 'more budget event')} (all in --format json)")
+    total = run.events_total
+    if events and total > EVENTS_LISTED:
+        kept = len(run.events)
+        where = "all in --format json" if kept == total else f"the first {kept:,} in --format json, the rest counted"
+        lines.append(f"... {counted(total - EVENTS_LISTED, 'more budget event')} ({where})")
     bounds = [f"window {settings['window']:,}", f"min samples {settings['min_samples']:,}"]
     bounds.append(f"max masked {_rate(settings['max_masked'])}")
     if settings["warn_masked"] is not None:
@@ -91,7 +96,10 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
     if len(groups) > GROUPS_LISTED:
         lines.append(f"  ... {counted(len(groups) - GROUPS_LISTED, 'more group')} (all in --format json)")
     for path, counts in data["failures_files"].items():
-        classes = ", ".join(f"{name} {count:,}" for name, count in counts["classes"].items()) or "none"
+        by_count = sorted(counts["classes"].items(), key=lambda item: (-item[1], item[0]))
+        classes = _kinds(dict(by_count))
+        if OTHER in counts["classes"]:
+            classes += f"; classes past the first {MAX_DISTINCT:,} counted as {OTHER}"
         lines.append(
             f"  failures file {path}: {counted(counts['rows'], 'failed rollout')} ({classes}); "
             f"{counts['unreadable']:,} unreadable, {counted(counts['blank'], 'blank line')}"
@@ -107,11 +115,13 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
 
 
 def write_retry_list(run: BudgetRun, path: str) -> int:
-    """The rollouts to run again as JSON lines, written whole or not at all; returns how many."""
-    rows = run.retry_rows()
+    """The rollouts to run again as JSON lines, written whole or not at all (streamed: a grid's missing
+    identities are generated as they are written); returns how many."""
+    written = 0
     temporary = f"{path}.tmp-{os.getpid()}"
     with open(temporary, "w", encoding="utf-8") as stream:
-        for row in rows:
+        for row in run.retry_rows():
             stream.write(json.dumps(row, ensure_ascii=False, sort_keys=False) + "\n")
+            written += 1
     os.replace(temporary, path)
-    return len(rows)
+    return written

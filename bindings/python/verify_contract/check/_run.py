@@ -38,8 +38,7 @@ if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
     from typing import Any
 
-    from verify_contract.check._budget import BudgetRun
-    from verify_contract.findings import Finding
+    from verify_contract.check._budget import BudgetRun, SidecarRead
 
 
 Progress = Callable[[int, int], None]
@@ -282,17 +281,56 @@ def check_paths(
     """
     options = options or CheckOptions(version, profile)
     sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options)
+    sources, options, budget, unread = with_failures_files(sources, options, budget, sidecars)
+    report = check_sources(sources, options, progress, budget)
+    report.input_errors[:0] = errors
+    report.input_errors += unread
+    finish_budget(report)
+    return report
+
+
+def with_failures_files(
+    sources: list[Source], options: CheckOptions, budget: BudgetRun | None, sidecars: bool
+) -> tuple[list[Source], CheckOptions, BudgetRun | None, list[str]]:
+    """(the main inputs to check, the options, the budget, failures files that cannot be read): the failures
+    files among and beside the inputs (``sidecars``) attached to the budget, to be merged into their main
+    files' rows as they are fed (SPEC 11.1); a run that finds one and has no budget gets an unbounded one."""
     sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
     if failures_files and budget is None:
         from verify_contract.budget import FailureBudget
         from verify_contract.check._budget import BudgetRun, FactSpec
 
         budget = BudgetRun(FailureBudget(), FactSpec())
-    options = with_budget(options, budget)
-    report = check_sources(sources, options, progress, budget)
-    report.input_errors[:0] = errors
-    finish_budget(report, failures_files)
-    return report
+    unread = [] if budget is None else attach_failures_files(budget, sources, failures_files)
+    return sources, with_budget(options, budget), budget, unread
+
+
+def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files: list[str]) -> list[str]:
+    """Each failures file opened and attached to its main input (``<stem>.jsonl`` for ``<stem>_failures.jsonl``)
+    when that is an input, else fed after every main input. A main file is read with its lines' identities
+    only when its failures file's first row carries one: otherwise the merge puts the whole failures file
+    after it (SPEC 11.1) and its lines go the fast way. Returns the files that cannot be read, one line each."""
+    from verify_contract.check._budget import SIDECAR_SUFFIX, first_identity, open_failures
+
+    by_file = {source.file: source.name for source in mains if source.file is not None}
+    attached, alone, ordered, unread = {}, [], set(), []
+    for file in failures_files:
+        try:
+            identified = first_identity(file) is not None
+        except OSError as error:
+            unread.append(f"{file}: cannot read the failures file: {error.strerror or error}")
+            continue
+        rows = open_failures(file, budget.spec.group_paths, budget.sidecar_read(file))
+        main = by_file.get(file[: -len(SIDECAR_SUFFIX)] + ".jsonl")
+        if main is None or main in attached:
+            alone.append(rows)
+            continue
+        attached[main] = rows
+        if identified:
+            ordered.add(main)
+    budget.merge_failures([source.name for source in mains], attached, alone)
+    budget.spec = budget.spec.ordering(frozenset(ordered))
+    return unread
 
 
 def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[str]]:
@@ -315,26 +353,21 @@ def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[str]
 
 def with_budget(options: CheckOptions, budget: BudgetRun | None) -> CheckOptions:
     """The options, asking each chunk for the facts the budget needs."""
-    if budget is None or options.facts is not None:
+    if budget is None or options.facts == budget.spec:
         return options
     return CheckOptions(options.version, options.profile, options.max_findings, options.fast, options.jobs, budget.spec)
 
 
-def finish_budget(report: Report, failures_files: list[str]) -> None:
-    """After the main inputs: the failures files read as failed rollouts, then the run's budget findings."""
+def finish_budget(report: Report) -> None:
+    """After the main inputs: the rest of the failures files' rows, then the run's budget findings."""
     budget = report.budget
     if budget is None:
         return
-    from verify_contract.check._budget import read_sidecar
-
-    for file in failures_files:
-        try:
-            read = read_sidecar(file, budget.spec)
-        except OSError as error:
-            report.input_errors.append(f"{file}: cannot read the failures file: {error.strerror or error}")
-            continue
-        add_sidecar_findings(report, file, read.findings)
-        budget.add_sidecar(file, read)
+    budget.finish_failures()
+    for file, read in budget.failures_reads():
+        add_sidecar_findings(report, file, read)
+        if read.error is not None:
+            report.input_errors.append(read.error)
     add_budget_findings(report)
 
 
@@ -363,14 +396,22 @@ def add_budget_findings(report: Report) -> None:
             report.tally.findings.append(LocatedFinding("<run>", None, finding))
 
 
-def add_sidecar_findings(report: Report, file: str, findings: list[tuple[int, Finding]]) -> None:
-    """A failures file's findings (unreadable lines) in the report: counted, and listed while there is room."""
-    for line, finding in findings:
+def add_sidecar_findings(report: Report, file: str, read: SidecarRead) -> None:
+    """A failures file's findings so far (unreadable lines) in the report: counted (those past what the read
+    keeps too), and listed while there is room; the read's are taken."""
+    for line, finding in read.findings:
         report.tally.rules[finding.rule] += 1
         report.tally.severities[finding.severity.value] += 1
         if len(report.tally.findings) < report.max_findings:
             report.tally.findings.append(LocatedFinding(file, line, finding))
-    findings.clear()
+    if read.unlisted:
+        from verify_contract.check._budget import SIDECAR_UNREADABLE
+        from verify_contract.findings import Severity
+
+        report.tally.rules[SIDECAR_UNREADABLE] += read.unlisted
+        report.tally.severities[Severity.WARNING.value] += read.unlisted
+    read.findings.clear()
+    read.unlisted = 0
 
 
 def check_bytes(data: bytes, options: CheckOptions | None = None, name: str = "<bytes>") -> Report:

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, EVENTS_KEPT, MAX_DISTINCT
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
 from verify_contract.cli import _extras as extras
 from verify_contract.cli import _remote as remote_check
@@ -98,6 +99,8 @@ def _count(minimum: int) -> Any:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{value} is below {minimum}")
+        if value > COUNT_LIMIT:
+            raise argparse.ArgumentTypeError(f"{value} is above {COUNT_LIMIT:,}, the largest count accepted")
         return value
 
     return parse
@@ -111,17 +114,22 @@ def _expected(text: str) -> int | tuple[int, int]:
             grid = (int(tasks), int(repeats))
             if min(grid) < 1:
                 raise ValueError
-            return grid
-        count = int(text)
-        if count < 0:
-            raise ValueError
-        return count
+            total = grid[0] * grid[1]
+        else:
+            total = count = int(text)
+            if count < 0:
+                raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: give a count (1280) or TASKSxREPEATS (20x64)") from None
+    if total > COUNT_LIMIT:
+        raise argparse.ArgumentTypeError(f"{text}: more than {COUNT_LIMIT:,} rollouts, the largest count accepted")
+    return grid if times else count
 
 
 def budget_wanted(args: argparse.Namespace) -> bool:
-    return args.follow or any(getattr(args, name) not in (None, [], False) for name in BUDGET_FLAGS)
+    """Whether a budget flag was given: any value but "not given" (None, no --group-by), zero included (the
+    strictest bound, not no bound; ``0 in (None, False)`` is true in Python, so no membership test here)."""
+    return args.follow or any(getattr(args, name) is not None and getattr(args, name) != [] for name in BUDGET_FLAGS)
 
 
 def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
@@ -130,12 +138,11 @@ def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
     from verify_contract.check._budget import BudgetRun, FactSpec
 
     paths = [part for value in args.group_by or [] for part in value.split(",") if part.strip()]
-    window = args.window or 64
     try:
         budget = FailureBudget(
             max_masked=args.max_masked,
             warn_masked=args.warn_masked,
-            window=window,
+            window=DEFAULT_WINDOW if args.window is None else args.window,
             min_samples=args.min_samples,
             max_consecutive_masked=args.max_consecutive_masked,
             group_by=paths,
@@ -277,11 +284,17 @@ def register(commands: Any) -> None:
     budget = check.add_argument_group(
         "failure budget (SPEC 11)",
         "Bound the share of masked or failed rollouts over a sliding window, overall and per group; "
-        "a NeMo Gym failures file <stem>_failures.jsonl beside an input counts as failed rollouts.",
+        "a NeMo Gym failures file <stem>_failures.jsonl beside an input counts as failed rollouts, merged into "
+        "its main file by rollout identity (SPEC 11.1). Any bound given is a budget, 0 included (the "
+        f"strictest). Caps: {MAX_DISTINCT:,} distinct groups, failure kinds and failures-file classes (the rest "
+        f"counted as (other)); the first {EVENTS_KEPT:,} budget events kept for --format json (the rest "
+        f"counted); whole numbers up to {COUNT_LIMIT:.0e}.",
     )
     budget.add_argument("--max-masked", type=_rate, metavar="RATE", help="breach (exit 3) above this share")
     budget.add_argument("--warn-masked", type=_rate, metavar="RATE", help="warn above this share")
-    budget.add_argument("--window", type=_count(1), metavar="N", help="the last N rollouts (default: 64)")
+    budget.add_argument(
+        "--window", type=_count(1), metavar="N", help=f"the last N rollouts (default: {DEFAULT_WINDOW})"
+    )
     budget.add_argument(
         "--min-samples", type=_count(1), metavar="N", help="judge a window once it holds N (default: the window)"
     )
@@ -295,7 +308,10 @@ def register(commands: Any) -> None:
         help="dotted member paths to count and bound per group (e.g. _ng_environment_server, agent_ref.name)",
     )
     budget.add_argument(
-        "--expected", type=_expected, metavar="N|TASKSxREPEATS", help="rollouts the run should hold (missing reported)"
+        "--expected",
+        type=_expected,
+        metavar="N|TASKSxREPEATS",
+        help="rollouts the run should hold (missing counted; a grid is never listed in memory)",
     )
     budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
     budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")

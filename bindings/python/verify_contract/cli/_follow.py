@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-from verify_contract.check._budget import BudgetRun, SidecarRead, sidecar_lines
+from verify_contract.check._budget import BudgetRun, FailuresRows, numbered_lines
 from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import Report
 from verify_contract.check._run import add_budget_findings, add_sidecar_findings
@@ -156,6 +156,15 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     options = CheckOptions(
         args.contract_version, args.profile, args.max_findings, fast=not args.reference_only, facts=budget.spec
     )
+    # A poll that read failures rows with identities merges them into its main lines (SPEC 11.1, by arrival
+    # and then by identity): those lines are read with their identities.
+    identified = CheckOptions(
+        options.version,
+        options.profile,
+        options.max_findings,
+        options.fast,
+        facts=budget.spec.ordering(frozenset([path])),
+    )
     report = Report(options.version, options.profile, options.max_findings, files=1)
     report.budget = budget
     main = _Tail(path, notice)
@@ -164,7 +173,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     if not args.no_sidecar and path.endswith(".jsonl") and not is_sidecar(path):
         sidecar_path = path[: -len(".jsonl")] + SIDECAR_SUFFIX
     side = _Tail(sidecar_path, notice) if sidecar_path is not None else None
-    side_read = SidecarRead()
+    side_read = None  # its counts, from its first row on
     refreshed = 0
     listed = 0
     code = None
@@ -172,9 +181,21 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
         if not os.path.exists(path):
             notice(f"{path}: does not exist yet; waiting for it")
         while code is None:
+            merging = False
+            if side is not None:
+                rows, first_row = side.lines()
+                if rows:
+                    side_read = budget.sidecar_read(side.path)
+                    merge = FailuresRows(
+                        side.path, numbered_lines(rows.splitlines(), first_row), budget.spec.group_paths, side_read
+                    )
+                    head = merge.head()
+                    merging = head is not None and head[3] is not None
+                    budget.merge_failures([path], {path: merge}, [])
             whole, first = main.lines()
             if whole:
-                tally = check_chunk(whole, first, path, options, report.max_findings - len(report.findings))
+                room = report.max_findings - len(report.findings)
+                tally = check_chunk(whole, first, path, identified if merging else options, room)
                 facts, tally.facts = tally.facts, []
                 report.tally.merge(tally)
                 for found in report.findings[listed:]:
@@ -182,15 +203,11 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
                 listed = len(report.findings)
                 for chunk_facts in facts:
                     budget.feed(chunk_facts)
-                budget.flush()  # a breach is reported as soon as its line is read
-            if side is not None:
-                rows, first_row = side.lines()
-                if rows:
-                    read = _read_more(side_read, rows.splitlines(), first_row, side.path, budget)
-                    for line, finding in read.findings:
-                        print(f"{side.path}:{line}: {finding.severity.value} [{finding.rule}] {finding.message}")
-                    add_sidecar_findings(report, side.path, read.findings)
-                    budget.add_sidecar(side.path, read)
+            budget.finish_failures()  # the poll's failures rows left after its main lines; events reported now
+            if side is not None and side_read is not None:
+                for line, finding in side_read.findings:
+                    print(f"{side.path}:{line}: {finding.severity.value} [{finding.rule}] {finding.message}")
+                add_sidecar_findings(report, side.path, side_read)
             if args.metrics_file and budget.budget.rollouts - refreshed >= budget.budget.window:
                 refreshed = budget.budget.rollouts
                 write_metrics(report, args.metrics_file)
@@ -221,8 +238,3 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     for problem in report.input_errors:
         print(f"verify-contract check: {problem}", file=sys.stderr)
     return code
-
-
-def _read_more(read: SidecarRead, lines: list[bytes], first: int, path: str, budget: BudgetRun) -> SidecarRead:
-    read.facts = sidecar_lines(lines, first, path, budget.spec, read)
-    return read
