@@ -36,6 +36,7 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_packages.py": ("toolchain", "slow"),
     "test_release_drill.py": ("drill", "release_drill"),
     "gym_oracle": ("oracle", "slow"),
+    "trainers": ("trainers", "slow"),
 }
 
 
