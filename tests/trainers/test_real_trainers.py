@@ -15,7 +15,7 @@ import pytest
 from . import environment
 
 INSIDE = Path(__file__).resolve().parent / "inside"
-CHECKS = ("verl_checks.py", "nemo_rl_checks.py", "trl_checks.py")
+CHECKS = ("verl_checks.py", "nemo_rl_checks.py", "trl_checks.py", "storm_checks.py")
 
 
 @pytest.fixture(scope="module")

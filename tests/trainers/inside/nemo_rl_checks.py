@@ -214,6 +214,15 @@ def test_the_setup_hook_installs_the_reader_in_ray_workers(stand_in: Path) -> No
         ray.shutdown()
 
 
+def test_the_readme_lines_for_nemo_rl_run(stand_in: Path) -> None:
+    from verl_checks import readme_example
+
+    exec(compile(readme_example("trainers-nemo-rl"), "README.md:trainers-nemo-rl", "exec"), {})
+    import nemo_rl.experience.rollouts as rollouts
+
+    assert rollouts._extract_mask_sample_flags is adapter.extract_mask_sample_flags
+
+
 @pytest.mark.skipif(
     not NEMO_RL_CHECKOUT,
     reason="nemo_rl is not importable: NeMo-RL is not on PyPI; put a checkout of NVIDIA-NeMo/RL on PYTHONPATH",

@@ -9,6 +9,8 @@ tests/experimental/agent_loop/test_agent_loop_extra_fields_schema_on_cpu.py does
 from __future__ import annotations
 
 import logging
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -264,3 +266,24 @@ def test_the_verl_payloads_read_as_the_vectors_say() -> None:
     for vector in vectors:
         output = adapter.agent_loop_output({"full_result": vector.instance}, **_tokens())
         assert output.extra_fields[adapter.EXTRA_INFO][adapter.MASKED_KEY] is vector.effective_mask, vector.id
+
+
+# -- README ------------------------------------------------------------------------------------------------------
+
+
+def readme_example(name: str) -> str:
+    """A README block marked ``<!-- example: NAME -->`` (left out of tests/test_docs_examples.py, run here)."""
+    text = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    found = re.search(rf"<!-- example: {re.escape(name)} -->\n```python\n(.*?)```\n", text, re.DOTALL)
+    assert found is not None, f"README has no example {name}"
+    return found.group(1)
+
+
+def test_the_readme_lines_for_verl_run() -> None:
+    saved = ray_trainer.compute_data_metrics
+    try:
+        exec(compile(readme_example("trainers-verl"), "README.md:trainers-verl", "exec"), {})
+        assert ray_trainer.compute_advantage is adapter.compute_advantage
+        assert ray_trainer.compute_data_metrics is not saved  # the budget hook sits in verl's step metrics
+    finally:
+        ray_trainer.compute_data_metrics = saved
