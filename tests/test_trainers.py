@@ -184,3 +184,13 @@ def test_the_incident_storm_has_the_incidents_shape(tmp_path: Path) -> None:
     assert (len(rows), len(masked)) == (1280, 1172)
     assert {row["_ng_environment_server"] for row in rows} == {"browser_env"}
     assert (tmp_path / "rollouts_failures.jsonl").read_text() == ""
+
+
+def test_the_reader_and_the_trl_wrapper_import_no_framework() -> None:
+    """The core reader and the TRL wrapper stay light: torch, verl and trl come only with their adapters."""
+    code = (
+        "import sys, verify_contract.trainers, verify_contract.trainers.trl\n"
+        "print([m for m in ('torch', 'verl', 'trl', 'numpy') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
