@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 import verl.trainer.ppo.ray_trainer as ray_trainer
+from omegaconf import OmegaConf
 from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, AgentLoopWorker, _InternalAgentLoopOutput
 from verl.protocol import DataProto
 from verl.trainer.ppo.core_algos import agg_loss, compute_grpo_outcome_advantage, get_adv_estimator_fn
@@ -187,6 +188,17 @@ def test_compute_advantage_hands_the_mask_to_the_estimator() -> None:
         grpo.batch["rm_scores"], grpo.batch["response_mask"], grpo.non_tensor_batch["uid"]
     )
     assert torch.equal(plain, expected[:, 0])
+
+
+def test_min_usable_comes_from_the_algorithm_config() -> None:
+    """verl passes ``config=self.config.algorithm``: ``+algorithm.contract_min_usable=1`` reaches the estimator."""
+    rows = [{"full_result": {"reward": 1.0}}] + [{"full_result": {"reward": 0.0, "mask_sample": True}}] * 3
+    batch = _postprocess([adapter.agent_loop_output(row, **_tokens()) for row in rows], ["g"] * 4)
+    batch.batch["token_level_rewards"] = batch.batch["rm_scores"]
+    silent = adapter.compute_advantage(batch, adapter.ESTIMATOR, config=OmegaConf.create({}))
+    assert silent.batch["advantages"].abs().sum() == 0  # one usable sample: the group contributes nothing
+    alone = adapter.compute_advantage(batch, adapter.ESTIMATOR, config=OmegaConf.create({"contract_min_usable": 1}))
+    assert alone.batch["advantages"][0].sum().item() == pytest.approx(3.0, abs=1e-4)  # verl's singleton rule
 
 
 def test_agg_loss_ignores_masked_samples() -> None:

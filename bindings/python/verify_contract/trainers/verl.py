@@ -35,7 +35,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopMetrics, AgentLoopO
 from verl.protocol import DataProto
 from verl.trainer.ppo import core_algos
 
-from verify_contract.budget import ABSENT_GROUP, FAILED, MASKED, NO_KIND, OK, BudgetEvent, FailureBudget
+from verify_contract.budget import ABSENT_GROUP, FAILED, MASKED, NO_KIND, OK, OTHER, BudgetEvent, FailureBudget
 from verify_contract.check._budget_metrics import kind_label
 from verify_contract.contract._model import contract_model
 from verify_contract.contract._versions import LATEST_VERSION
@@ -48,6 +48,11 @@ EXTRA_KEYS = (MASKED_KEY, KIND_KEY, VERDICT_KEY)
 """The ``reward_extra_info`` keys every sample carries (verl takes the key list from the first sample only)."""
 EXTRA_INFO = "reward_extra_info"
 MIN_USABLE = 2
+MIN_USABLE_SETTING = "contract_min_usable"
+"""The ``algorithm`` config key that sets ``min_usable`` (``+algorithm.contract_min_usable=1`` on verl's command
+line); absent, ``MIN_USABLE``."""
+MAX_GROUP_METRICS = 64
+"""Groups with their own metric in one step; the rest are counted under ``(other)`` (low cardinality)."""
 METRIC_PREFIX = "contract"
 NO_GENERATION = "no generation data in the Gym result"
 
@@ -114,6 +119,14 @@ def no_generation_output(prompt_ids: Sequence[int], reason: str = NO_GENERATION)
 # -- the baseline: GRPO over usable samples ----------------------------------------------------------------
 
 
+def _min_usable(config: Any, given: int | None) -> int:
+    if given is not None:
+        return given
+    if config is not None and hasattr(config, "get"):
+        return int(config.get(MIN_USABLE_SETTING, MIN_USABLE))
+    return MIN_USABLE
+
+
 def _masked_rows(response_mask: torch.Tensor, masked: Any) -> list[bool]:
     if masked is None:  # the agent loop zeroed the whole response mask of every masked sample
         return (response_mask.sum(dim=-1) == 0).tolist()  # type: ignore[no-any-return]
@@ -129,7 +142,7 @@ def compute_contract_grpo_advantage(
     norm_adv_by_std_in_grpo: bool = True,
     config: Any = None,
     masked: Any = None,
-    min_usable: int = MIN_USABLE,
+    min_usable: int | None = None,
     **_: Any,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """GRPO's outcome advantage over the usable samples of each group.
@@ -138,7 +151,9 @@ def compute_contract_grpo_advantage(
     their group's mean and std and get advantage 0. A group with a masked sample and fewer than ``min_usable``
     usable ones contributes nothing (all 0); a group with no masked sample is computed exactly as verl's
     ``compute_grpo_outcome_advantage`` (same operations, same order: equal results, a singleton included).
+    ``min_usable`` defaults to the ``algorithm`` config's ``contract_min_usable``, else 2.
     """
+    min_usable = _min_usable(config, min_usable)
     if min_usable < 1:
         raise ValueError(f"min_usable must be at least 1, not {min_usable}")
     flags = _masked_rows(response_mask, masked)
@@ -187,7 +202,7 @@ def compute_advantage(
     num_repeat: int = 1,
     norm_adv_by_std_in_grpo: bool = True,
     config: Any = None,
-    min_usable: int = MIN_USABLE,
+    min_usable: int | None = None,
 ) -> DataProto:
     """verl's ``compute_advantage`` that hands the contract's mask (``non_tensor_batch["contract_masked"]``,
     from ``reward_extra_info``) to ``ESTIMATOR``; every other estimator goes to verl's own, unchanged."""
@@ -247,12 +262,15 @@ class BudgetHook:
         for i in range(size):
             state = FAILED if verdicts[i] == "invalid" else (MASKED if bool(masked[i]) else OK)
             kind = str(kinds[i]) or None
-            group = tuple(ABSENT_GROUP if column is None else str(column[i]) for column in columns)
+            group = tuple(ABSENT_GROUP if column is None or column[i] is None else str(column[i]) for column in columns)
             events += self.budget.record(state, kind, group)
             if state != OK:
                 step_kinds[kind_label(kind or NO_KIND, self._model)] += 1
             if group:
-                counts = by_group.setdefault(",".join(group), [0, 0])
+                label = ",".join(group)
+                if label not in by_group and len(by_group) >= MAX_GROUP_METRICS:
+                    label = OTHER
+                counts = by_group.setdefault(label, [0, 0])
                 counts[0] += 1
                 counts[1] += state != OK
         bad = sum(step_kinds.values())
