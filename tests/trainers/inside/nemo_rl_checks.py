@@ -11,7 +11,6 @@ against a NeMo-RL checkout when ``nemo_rl`` is importable.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -239,19 +238,3 @@ def test_against_a_nemo_rl_checkout() -> None:
         assert rollouts._extract_mask_sample_flags(shapes).tolist() == [ours for _, _, ours in NEMO_RL_SHAPES]
     finally:
         rollouts._extract_mask_sample_flags = original
-
-
-def test_the_cli_runs_the_kit_on_the_drop_in() -> None:
-    """``verify-contract conformance --consumer`` on an adapter's reader, as a user would run it (the other
-    adapters' readers go through ``check_consumer``, the function the command calls, in process: importing
-    verl's agent loop again in a new interpreter costs 10-40 s here)."""
-    reader = "nemo_rl_checks:read_through_the_drop_in"
-    done = subprocess.run(
-        [sys.executable, "-m", "verify_contract", "conformance", "--consumer", reader, "--reads", "both"],
-        cwd=Path(__file__).parent,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "conforms" in done.stdout and "does NOT conform" not in done.stdout
