@@ -17,7 +17,7 @@ import pytest
 from verify_contract import effective_mask, validate
 from verify_contract.conformance import check_consumer
 from verify_contract.generated.failure_kinds import PROTOCOL_VIOLATION
-from verify_contract.trainers import REASON_CAP, RefusedResult, read_outcome, read_pair
+from verify_contract.trainers import REASON_CAP, RefusedResult, read_outcome, read_pair, step_metrics
 from verify_contract.trainers.trl import contract_reward
 from verify_contract.vectors import load_vectors
 
@@ -156,6 +156,30 @@ def test_the_trl_reward_is_none_for_what_is_not_policy_evidence() -> None:
     assert reward.__name__ == "verify"
     assert reward(prompts=["p"] * 4, completions=["c"] * 4) == [1.0, None, None, 0.25]
     assert reward.left_out == 2 and reward.kinds == {"session_lost": 1, PROTOCOL_VIOLATION: 1}
+
+
+def test_step_metrics_are_low_cardinality() -> None:
+    outcomes = [
+        read_outcome(document)
+        for document in (
+            {"reward": 1.0},
+            {"reward": 0.0, "mask_sample": True, "failure_kind": "session_lost"},
+            {"reward": 0.0, "mask_sample": True, "failure_kind": "made_up_kind_42"},
+            {"reward": 0.0, "mask_sample": True, "failure_kind": "usersim:scorer_inconclusive"},
+            {"reward": 0.0, "mask_sample": True, "failure_reason": "a free text, never a label"},
+            {"reward": "1"},
+        )
+    ]
+    assert step_metrics(outcomes) == {
+        "contract/masked_rate": 5 / 6,
+        "contract/masked": 5,
+        "contract/refused": 1,
+        "contract/kind/session_lost": 1,
+        "contract/kind/unregistered": 1,
+        "contract/kind/usersim:scorer_inconclusive": 1,
+        "contract/kind/(none)": 1,
+        f"contract/kind/{PROTOCOL_VIOLATION}": 1,
+    }
 
 
 def test_the_trl_reader_passes_the_consumer_kit() -> None:

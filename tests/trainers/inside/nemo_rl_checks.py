@@ -71,6 +71,24 @@ def test_the_drop_in_gives_the_right_mask_for_every_contract_vector() -> None:
     assert checked > 100
 
 
+def test_the_metrics_count_what_the_drop_in_masks() -> None:
+    results = [
+        {"full_result": {"reward": 1.0}},
+        {"full_result": {"reward": 0.0, "mask_sample": True, "failure_kind": "session_lost"}},
+        {"full_result": {"reward": 1.0, "instance_config": {"mask_sample": True}}},
+        {"full_result": {"reward": 1, "mask_sample": "false"}},
+    ]
+    assert adapter.extract_mask_sample_flags(results).tolist() == [False, True, True, True]
+    assert adapter.mask_sample_metrics(results) == {
+        "contract/masked_rate": 0.75,
+        "contract/masked": 3,
+        "contract/refused": 1,
+        "contract/kind/session_lost": 1,
+        "contract/kind/(none)": 1,
+        "contract/kind/protocol_violation": 1,
+    }
+
+
 def read_through_the_drop_in(document: Any) -> tuple[bool, float]:
     """The drop-in's mask; NeMo-RL reads the reward itself (``full_result["reward"]``), a refused one raises."""
     flag = adapter.extract_mask_sample_flags([{"full_result": document}])[0].item()

@@ -18,9 +18,21 @@ from verify_contract.trainers._outcome import (
     VERDICTS,
     Outcome,
     RefusedResult,
+    kind_metric_label,
     read_outcome,
     read_pair,
+    step_metrics,
     verify_response_of,
 )
 
-__all__ = ["REASON_CAP", "VERDICTS", "Outcome", "RefusedResult", "read_outcome", "read_pair", "verify_response_of"]
+__all__ = [
+    "REASON_CAP",
+    "VERDICTS",
+    "Outcome",
+    "RefusedResult",
+    "kind_metric_label",
+    "read_outcome",
+    "read_pair",
+    "step_metrics",
+    "verify_response_of",
+]

@@ -13,7 +13,7 @@ What a sample teaches is decided here once, so verl, NeMo-RL and TRL mask the sa
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,6 +151,30 @@ def read_outcome(result: Any, *, profile: Profile = DEFAULT_PROFILE, version: st
     return Outcome(
         reward, mask, kind if isinstance(kind, str) else None, _capped(_at(document, REASON_PATH)), verdict, findings
     )
+
+
+def kind_metric_label(outcome: Outcome) -> str:
+    """The failure kind of a sample that is not policy evidence, as a metric label (SPEC 11.6): registered and
+    namespaced kinds as they are, every other name ``unregistered``, none ``(none)``; never the reason."""
+    from verify_contract.budget import NO_KIND
+    from verify_contract.check._budget_metrics import kind_label
+
+    return kind_label(outcome.failure_kind or NO_KIND, _MODEL)
+
+
+def step_metrics(outcomes: Sequence[Outcome], prefix: str = "contract") -> dict[str, float]:
+    """One step's low-cardinality figures for a trainer's metrics dict: the masked rate, the refused count and
+    the samples left out by failure kind (SPEC 4.2.5)."""
+    left_out = [outcome for outcome in outcomes if outcome.masked]
+    figures: dict[str, float] = {
+        f"{prefix}/masked_rate": len(left_out) / len(outcomes) if outcomes else 0.0,
+        f"{prefix}/masked": len(left_out),
+        f"{prefix}/refused": sum(outcome.refused for outcome in outcomes),
+    }
+    for outcome in left_out:
+        key = f"{prefix}/kind/{kind_metric_label(outcome)}"
+        figures[key] = figures.get(key, 0) + 1
+    return figures
 
 
 def read_pair(document: Any) -> tuple[bool, float]:

@@ -9,6 +9,7 @@ GRPO baseline and std over every sample of a prompt, masked ones included (NeMo-
   ``install()`` puts it in place in this process; ``worker_setup_hook`` does the same in every Ray worker
   (the async GRPO rollout actors are separate processes):
   ``ray.init(runtime_env={"worker_process_setup_hook": "verify_contract.trainers.nemo_rl.worker_setup_hook"})``.
+- ``mask_sample_metrics(results)``: the masked rate and the left-out samples by failure kind, for the metrics.
 - ``baseline_and_std_per_prompt(prompts, rewards, masked)``: the per-prompt baseline and std over usable
   samples only; a masked sample's baseline is its own reward, so ``rewards - baseline`` is zero for it.
 
@@ -23,7 +24,7 @@ from typing import Any
 
 import torch
 
-from verify_contract.trainers._outcome import read_outcome
+from verify_contract.trainers._outcome import read_outcome, step_metrics
 
 TARGET_MODULE = "nemo_rl.experience.rollouts"
 TARGET_FUNCTION = "_extract_mask_sample_flags"
@@ -40,6 +41,12 @@ def sample_masked(result: Any) -> bool:
 def extract_mask_sample_flags(results: Sequence[Any]) -> torch.Tensor:
     """True for the samples GRPO must drop from the loss (NeMo-RL's signature and return type)."""
     return torch.tensor([sample_masked(result) for result in results], dtype=torch.bool)
+
+
+def mask_sample_metrics(results: Sequence[Any], prefix: str = "contract") -> dict[str, float]:
+    """The step's masked rate, refused count and left-out samples by failure kind, for NeMo-RL's metrics dict
+    (NeMo-RL logs only ``num_mask_sample_filtered``; SPEC 4.2.5 asks for the kinds)."""
+    return step_metrics([read_outcome(result) for result in results], prefix)
 
 
 def install(module: str = TARGET_MODULE) -> Callable[..., Any]:

@@ -21,12 +21,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from verify_contract.trainers._outcome import read_outcome
+from verify_contract.trainers._outcome import kind_metric_label, read_outcome
 
 
 class ContractReward:
-    """The wrapped reward function; ``kinds`` counts the failure kinds of the samples it left out, for the
-    trainer's metrics (SPEC 4.2.5), and ``left_out`` how many."""
+    """The wrapped reward function; ``kinds`` counts the samples it left out by failure kind (as a metric label:
+    unregistered names collapsed), for the trainer's metrics (SPEC 4.2.5), and ``left_out`` how many."""
 
     def __init__(self, verify: Callable[..., Sequence[Any]], name: str | None = None) -> None:
         self.verify = verify
@@ -41,7 +41,7 @@ class ContractReward:
             outcome = read_outcome(document)
             if outcome.masked:
                 self.left_out += 1
-                self.kinds[outcome.failure_kind or "(none)"] += 1
+                self.kinds[kind_metric_label(outcome)] += 1
                 rewards.append(None)
             else:
                 rewards.append(outcome.reward)
