@@ -13,7 +13,7 @@ GYM_ORACLE ?= 1
 WORKERS ?= $(shell python3 -c 'import os; print((os.cpu_count() or 1) + 1)')
 XDIST := -n $(WORKERS) --dist loadfile
 
-.PHONY: setup demo test check test-python generate lint fuzz fuzz-c
+.PHONY: setup demo test check test-python generate lint fuzz fuzz-c docs
 
 setup: $(VENV)/.installed
 
@@ -23,12 +23,27 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-demo: setup
-	$(VENV)/bin/verify-contract check examples/results.jsonl
+# The demo's own environment: the package alone (no extra), since the demo is one `check` of a bundled file;
+# `make setup` (the test extra: Ray, moto, matplotlib, mypy...) is 10 times its size and 4 times its time.
+DEMO_VENV ?= .venv-demo
+
+$(DEMO_VENV)/.installed: pyproject.toml
+	python3 -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+demo: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/verify-contract check examples/results.jsonl
 
 # Every binding is rendered from templates over the resolved model; the Go output is formatted with gofmt.
 generate: setup
 	$(PY) -m generators
+
+# The documentation site (README, "Documentation site"): static pages in $(SITE)/ from the resolved model, the
+# vectors and SPEC.md, offline; open $(SITE)/index.html or publish the folder (GitHub Pages serves it as it is).
+SITE ?= site
+docs: setup
+	$(VENV)/bin/verify-contract docs --out $(SITE)
 
 lint: setup
 	$(PY) -m ruff check .
@@ -52,7 +67,7 @@ test:
 # The quick loop: lint and every test without a marker of pyproject.toml (tests/conftest.py applies them): no
 # language toolchain (Go, Rust, Node, Java, the C compiler's builds), no fuzzer, no real Gym or trainer, no drill, nothing
 # slow (moto, Ray, fresh virtual environments); no language setup. `make test` runs these too.
-QUICK := not (toolchain or fuzz or oracle or drill or trainers or slow)
+QUICK := not (toolchain or fuzz or oracle or drill or trainers or slow or browser)
 check: setup lint
 	$(PY) -m pytest -q $(XDIST) -m "$(QUICK)"
 

@@ -212,7 +212,7 @@ def test_interrupt_prints_the_summary(tmp_path: Path) -> None:
         follower.process.send_signal(signal.SIGINT)
         assert follower.process.wait(timeout=DEADLINE) == 130
         rest = follower.rest()
-        assert any(line.startswith("4 lines in 1 inputs") for line in rest), rest
+        assert any(line.startswith("4 lines in 1 input (") for line in rest), rest
         assert any(line.startswith("failure budget (window 2") for line in rest), rest
         assert "Traceback" not in follower.process.stderr.read() if follower.process.stderr else True
     finally:

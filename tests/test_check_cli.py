@@ -167,7 +167,7 @@ def test_text_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert main(["check", str(path), "--profile", "core"]) == 1
     out = capsys.readouterr().out
     assert f"{path}:2: error [reward-type]" in out
-    assert "2 lines in 1 inputs" in out and "1 valid, 1 invalid" in out
+    assert "2 lines in 1 input (" in out and "1 valid, 1 invalid" in out
 
 
 def test_a_killed_worker_is_an_input_error_not_a_partial_report(

@@ -49,6 +49,11 @@ NOT_ON_A_CLEAN_RUN = (
     "verify_contract.cli._upgrade",
     "verify_contract.cli._generate",
     "verify_contract.codegen",
+    # the documentation site: only for `verify-contract docs`
+    "verify_contract.cli._docs",
+    "verify_contract.docsite",
+    "markdown_it",
+    "jinja2",
     # object storage and the Ray engine: only for URL inputs and --engine ray
     "fsspec",
     "ray",

@@ -147,10 +147,11 @@ def test_messages_are_capped(tmp_path: Path) -> None:
 
 
 def test_input_errors_are_printed_once(tmp_path: Path) -> None:
-    result = cli("check", str(tmp_path / "missing.jsonl"))
+    (tmp_path / "present.jsonl").write_text('{"reward": 1.0}\n', encoding="utf-8")
+    result = cli("check", str(tmp_path / "missing.jsonl"), str(tmp_path / "present.jsonl"))
     combined = result.stdout + result.stderr
     assert result.returncode == 2 and combined.count("no such file or directory") == 1
-    assert "1 input errors (on stderr)" in result.stdout
+    assert "1 input error (on stderr)" in result.stdout
 
 
 def test_the_report_says_whether_the_precheck_ran() -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import add, floordiv
 
+from verify_contract._counted import counted
 from verify_contract.records import Record
 from verify_contract.reference._mask import MASK_ROLES
 
@@ -208,13 +209,18 @@ class BudgetEvent(Record):
 
     @property
     def message(self) -> str:
-        kinds = ", ".join(f"{kind} {count}" for kind, count in self.kinds[:3]) or "none named"
+        kinds = ", ".join(f"{kind} {count:,}" for kind, count in self.kinds[:3]) or "none named"
         if self.rule == "budget-consecutive-masked":
-            return f"{self.scope}: {self.run} consecutive rollouts masked or failed (kinds: {kinds})"
+            return f"{self.scope}: {counted(self.run, 'consecutive rollout')} masked or failed (kinds: {kinds})"
         return (
-            f"{self.scope}: {self.rate:.1%} masked or failed in the last {self.size} rollouts "
-            f"({self.bad} of {self.size}; kinds: {kinds})"
+            f"{self.scope}: {self.rate:.1%} masked or failed in the last {counted(self.size, 'rollout')} "
+            f"({self.bad:,} of {self.size:,}; kinds: {kinds})"
         )
+
+    def __str__(self) -> str:
+        """What ``print(event)`` shows: the message with its level, rule and place, as ``check`` prints it."""
+        where = "" if self.where is None else f"{self.where[0]}:{self.where[1]}: "
+        return f"{where}{self.level} [{self.rule}] {self.message} (rollout {self.rollout:,})"
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -239,6 +245,7 @@ class _Scope:
 
     __slots__ = (
         "bad",
+        "block_sizes",
         "blocks",
         "breached",
         "counts",
@@ -264,8 +271,10 @@ class _Scope:
         self.worst_at = (0, 0, 0)  # (stream ordinal, bad, size) of the worst window
         self.warned = False
         self.breached = False
-        # Tumbling blocks of ``window`` rollouts, for the plot: block number (from 0) -> kinds counted in it.
+        # Tumbling blocks of ``window`` rollouts of the whole stream, for the plot: block number (from 0) -> kinds
+        # counted in it. Numbered by the stream's ordinal, not the scope's, so that every scope's blocks line up.
         self.blocks: dict[int, Counter[str]] = {}
+        self.block_sizes: Counter[int] = Counter()  # a group's rollouts in each block (the whole stream's: all)
 
 
 class FailureBudget:
@@ -425,11 +434,15 @@ class FailureBudget:
     ) -> None:
         scope.seen += 1
         scope.counts[state] += 1
+        if self.track_blocks:
+            block = (self.total.seen - 1) // self.window  # the stream's block (the whole stream is counted first)
+            if scope is not self.total:
+                scope.block_sizes[block] += 1
         if state:
             scope.bad.append((scope.seen, label))
             scope.kinds[label] += 1
             if self.track_blocks:
-                scope.blocks.setdefault((scope.seen - 1) // self.window, Counter())[label] += 1
+                scope.blocks.setdefault(block, Counter())[label] += 1
             scope.run += 1
             if scope.run > scope.longest:
                 scope.longest = scope.run
@@ -726,14 +739,18 @@ class FailureBudget:
         return [name for name, seen in zip(self.group_names, self.resolved, strict=True) if not seen]
 
     def blocks(self) -> dict[tuple[str, ...] | None, list[tuple[int, int, Counter[str]]]]:
-        """Tumbling windows of each scope, for the plot: (rollouts in it, masked or failed, kinds), the last one
-        partial when the scope's rollouts are not a multiple of the window."""
+        """The stream's tumbling windows, for the plot: block ``n`` holds the stream's rollouts ``n * window + 1``
+        to ``(n + 1) * window`` (the last one partial when the stream is not a multiple of the window); each scope
+        gets every block, as (its rollouts in it, masked or failed, kinds), so that the scopes line up."""
+        numbers = -(-self.total.seen // self.window)
         found: dict[tuple[str, ...] | None, list[tuple[int, int, Counter[str]]]] = {}
         for group, scope in [(None, self.total), *self.groups.items()]:
-            numbers = -(-scope.seen // self.window)
             rows = []
             for number in range(numbers):
-                size = min(self.window, scope.seen - number * self.window)
+                if scope is self.total:
+                    size = min(self.window, scope.seen - number * self.window)
+                else:
+                    size = scope.block_sizes.get(number, 0)
                 kinds = scope.blocks.get(number, Counter())
                 rows.append((size, sum(kinds.values()), kinds))
             found[group] = rows

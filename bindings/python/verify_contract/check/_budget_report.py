@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+from verify_contract._counted import counted
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
@@ -24,8 +26,7 @@ def _rate(value: float | None) -> str:
 
 def event_line(event: BudgetEvent) -> str:
     """``file:line: breach [rule] message (rollout N)``: one line, as check's findings read."""
-    where = "" if event.where is None else f"{event.where[0]}:{event.where[1]}: "
-    return f"{where}{event.level} [{event.rule}] {event.message} (rollout {event.rollout:,})"
+    return str(event)
 
 
 def _located(event: dict[str, Any] | None) -> str:
@@ -39,7 +40,7 @@ def _kinds(kinds: dict[str, int]) -> str:
     items = list(kinds.items())
     text = ", ".join(f"{kind} {count:,}" for kind, count in items[:KINDS_LISTED])
     if len(items) > KINDS_LISTED:
-        text += f", ... {len(items) - KINDS_LISTED} more"
+        text += f", ... {len(items) - KINDS_LISTED:,} more"
     return text or "none"
 
 
@@ -49,26 +50,28 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
     settings = data["settings"]
     lines = [event_line(event) for event in run.events[:EVENTS_LISTED]] if events else []
     if events and len(run.events) > EVENTS_LISTED:
-        lines.append(f"... {len(run.events) - EVENTS_LISTED} more budget events (all in --format json)")
-    bounds = [f"window {settings['window']}", f"min samples {settings['min_samples']}"]
+        lines.append(f"... {counted(len(run.events) - EVENTS_LISTED, 'more budget event')} (all in --format json)")
+    bounds = [f"window {settings['window']:,}", f"min samples {settings['min_samples']:,}"]
     bounds.append(f"max masked {_rate(settings['max_masked'])}")
     if settings["warn_masked"] is not None:
         bounds.append(f"warn {_rate(settings['warn_masked'])}")
     if settings["max_consecutive_masked"] is not None:
-        bounds.append(f"max consecutive {settings['max_consecutive_masked']}")
+        bounds.append(f"max consecutive {settings['max_consecutive_masked']:,}")
     if settings["group_by"]:
         bounds.append("by " + ",".join(settings["group_by"]))
     lines.append(f"failure budget ({'; '.join(bounds)}): {data['verdict'].upper()}")
     worst = data["worst_window"]
     worst_text = (
-        f"worst window {_rate(worst['rate'])} ({worst['masked']} of {worst['window']}) at rollout {worst['rollout']:,}"
+        f"worst window {_rate(worst['rate'])} ({worst['masked']:,} of {worst['window']:,}) "
+        f"at rollout {worst['rollout']:,}"
         if worst
         else "no window judged"
     )
     lines.append(
-        f"  {data['rollouts']:,} rollouts: {data['ok']:,} usable, {data['masked']:,} masked, {data['failed']:,} failed "
+        f"  {counted(data['rollouts'], 'rollout')}: {data['ok']:,} usable, {data['masked']:,} masked, "
+        f"{data['failed']:,} failed "
         f"({_rate(data['masked_rate'])} masked or failed); {worst_text}; "
-        f"longest masked run {data['longest_masked_run']}"
+        f"longest masked run {data['longest_masked_run']:,}"
     )
     if data["first_warning"] is not None:
         lines.append(f"  first warning: {_located(data['first_warning'])}")
@@ -80,23 +83,24 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
         name = " ".join(f"{path}={value}" for path, value in group["group"].items())
         worst = group["worst_window"]
         lines.append(
-            f"  {name}: {group['rollouts']:,} rollouts, {group['masked']:,} masked, {group['failed']:,} failed "
+            f"  {name}: {counted(group['rollouts'], 'rollout')}, {group['masked']:,} masked, "
+            f"{group['failed']:,} failed "
             f"({_rate(group['masked_rate'])}); worst window {_rate(worst['rate']) if worst else 'not judged'}; "
             f"kinds: {_kinds(group['kinds'])}"
         )
     if len(groups) > GROUPS_LISTED:
-        lines.append(f"  ... {len(groups) - GROUPS_LISTED} more groups (all in --format json)")
+        lines.append(f"  ... {counted(len(groups) - GROUPS_LISTED, 'more group')} (all in --format json)")
     for path, counts in data["failures_files"].items():
         classes = ", ".join(f"{name} {count:,}" for name, count in counts["classes"].items()) or "none"
         lines.append(
-            f"  failures file {path}: {counts['rows']:,} failed rollouts ({classes}); "
-            f"{counts['unreadable']} unreadable, {counts['blank']} blank lines"
+            f"  failures file {path}: {counted(counts['rows'], 'failed rollout')} ({classes}); "
+            f"{counts['unreadable']:,} unreadable, {counted(counts['blank'], 'blank line')}"
         )
     expected = data["expected"]
     if expected is not None:
         lost = f"; {expected['breach']:.1%} of them masked, failed or missing: BREACH" if "breach" in expected else ""
         lines.append(
-            f"  expected {expected['expected']:,} rollouts: {expected['present']:,} present, "
+            f"  expected {counted(expected['expected'], 'rollout')}: {expected['present']:,} present, "
             f"{expected['missing']:,} missing{lost}"
         )
     return lines

@@ -9,6 +9,7 @@ import sys
 import time
 
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
+from verify_contract.cli import _extras as extras
 from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
 from verify_contract.cli._exit_codes import EXIT_USAGE
@@ -152,6 +153,10 @@ def run(args: argparse.Namespace) -> int:
     if args.max_findings < 0 or args.jobs < 1:
         print("verify-contract check: --max-findings must be >= 0 and --jobs >= 1", file=sys.stderr)
         return EXIT_USAGE
+    absent = extras.missing(extras.check_extras(args))  # before any input is read: no report, then the refusal
+    if absent is not None:
+        print(f"verify-contract check: {absent}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         budget = make_budget(args) if budget_wanted(args) else None
         if args.follow and remote_check.selected(args):
@@ -165,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
         for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
             if name is not None and not name.strip():
                 raise UsageError(f"{option} needs a file name")
+        if args.docs_url is not None and not args.docs_url.strip():
+            raise UsageError("--docs-url needs the site's address (e.g. https://example.org/verify-contract)")
     except (UsageError, ImportError) as refused:
         print(f"verify-contract check: {refused}", file=sys.stderr)
         return EXIT_USAGE
@@ -204,11 +211,14 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    try:
-        write_outputs(report, args)
-    except (OSError, ImportError) as failed:
-        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
-    print(format_json(report, options) if args.format == "json" else format_text(report, options))
+    # No input could be opened (a mistyped name): the errors alone, not a summary of zeros above them.
+    if not (report.input_errors and not report.files and args.format == "text"):
+        try:
+            write_outputs(report, args)
+        except (OSError, ImportError) as failed:
+            report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
+        text = format_json(report, options, args.docs_url) if args.format == "json" else None
+        print(text if text is not None else format_text(report, options, docs_url=args.docs_url))
     for error in report.input_errors:
         print(f"verify-contract check: {error}", file=sys.stderr)
     return exit_code(report, args.warnings_as_errors)
@@ -245,6 +255,12 @@ def register(commands: Any) -> None:
         help="list at most N findings; the counts stay exact (default: %(default)s)",
     )
     check.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too (strict CI)")
+    check.add_argument(
+        "--docs-url",
+        metavar="BASE",
+        help="link each finding to its rule on the documentation site built by `verify-contract docs` "
+        "(BASE/rules/#RULE, in text and JSON); off by default",
+    )
     check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default: 1)")
     check.add_argument(
         "--progress",
@@ -284,7 +300,11 @@ def register(commands: Any) -> None:
     budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
     budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")
     budget.add_argument("--metrics-file", metavar="PATH", help="write Prometheus text metrics (needs [metrics])")
-    budget.add_argument("--plot", metavar="PATH.png", help="plot the masked rate per window (needs [plot])")
+    budget.add_argument(
+        "--plot",
+        metavar="PATH.png",
+        help="plot the share masked or failed per window, a panel per group on one rollout axis (needs [plot])",
+    )
     budget.add_argument(
         "--follow", action="store_true", help="follow a growing file as tail -F does; ^C prints the summary"
     )

@@ -4,6 +4,7 @@ code, and the budget's retry list, metrics and plot. Shared by a whole run (``_c
 
 from __future__ import annotations
 
+from verify_contract._counted import counted
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import dumps_report_data
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
     from verify_contract.check._lines import CheckOptions
     from verify_contract.check._report import Report
+    from verify_contract.findings import Finding
 
 MESSAGE_LIMIT = 300
 """Characters of a finding's message shown: a message quotes the offending value, which may be megabytes."""
@@ -77,33 +79,46 @@ PRECHECK_NOTES = {
 }
 
 
-def format_text(report: Report, options: CheckOptions, listing: bool = True) -> str:
+def rule_url(docs_url: str | None, rule: str) -> str | None:
+    """``check --docs-url BASE``: the rule's entry on the documentation site (``verify-contract docs``), where
+    every rule id a finding can carry, the contract's and the failure budget's, has its anchor."""
+    return f"{docs_url.rstrip('/')}/rules/#{rule}" if docs_url else None
+
+
+def finding_line(path: str, line: int | None, finding: Finding, docs_url: str | None = None) -> str:
+    """``path:line: severity [rule] message``, and `` (see URL)`` with ``--docs-url``."""
+    where = path if line is None else f"{path}:{line}"
+    url = rule_url(docs_url, finding.rule)
+    return f"{where}: {finding.severity.value} [{finding.rule}] {cap(finding.message)}" + (
+        f" (see {url})" if url else ""
+    )
+
+
+def format_text(report: Report, options: CheckOptions, listing: bool = True, docs_url: str | None = None) -> str:
     """Findings, then the summary. Input errors are not repeated here: they go to stderr, once. ``listing``
     False: the summary alone (``--follow`` printed the findings and budget events as they came)."""
     lines = []
     for located in report.findings if listing else ():
-        where = located.path if located.line is None else f"{located.path}:{located.line}"
-        f = located.finding
-        lines.append(f"{where}: {f.severity.value} [{f.rule}] {cap(f.message)}")
+        lines.append(finding_line(located.path, located.line, located.finding, docs_url))
     hidden = report.findings_total - len(report.findings)
     if hidden and listing:
-        lines.append(f"... {hidden} more findings not listed (--max-findings {len(report.findings)})")
+        lines.append(f"... {counted(hidden, 'more finding')} not listed (--max-findings {len(report.findings)})")
     kinds = report.failure_kinds()
     legacy = report.legacy_mask()
-    unread = f"; {len(report.input_errors)} input errors (on stderr)" if report.input_errors else ""
+    unread = f"; {counted(len(report.input_errors), 'input error')} (on stderr)" if report.input_errors else ""
     lines.append(
-        f"{report.lines} lines in {report.files} inputs "
+        f"{counted(report.lines, 'line')} in {counted(report.files, 'input')} "
         f"(contract {report.contract_version}, profile {report.profile}): "
-        f"{report.valid} valid, {report.invalid} invalid, {report.blank} blank; {report.masked} masked; "
-        f"{report.errors} errors, {report.warnings} warnings{unread}"
+        f"{report.valid:,} valid, {report.invalid:,} invalid, {report.blank:,} blank; {report.masked:,} masked; "
+        f"{counted(report.errors, 'error')}, {counted(report.warnings, 'warning')}{unread}"
     )
     lines.append(
-        f"failure kinds: {kinds['registered']} registered, {kinds['namespaced']} namespaced, "
-        f"{kinds['unregistered']} unregistered; legacy mask: {legacy['used']} use it, {legacy['only']} only there, "
-        f"{legacy['divergent']} divergent"
+        f"failure kinds: {kinds['registered']:,} registered, {kinds['namespaced']:,} namespaced, "
+        f"{kinds['unregistered']:,} unregistered; legacy mask: {legacy['used']:,} use it, {legacy['only']:,} only "
+        f"there, {legacy['divergent']:,} divergent"
     )
     if report.tally.rules:
-        lines.append("by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(report.tally.rules.items())))
+        lines.append("by rule: " + ", ".join(f"{rule} {n:,}" for rule, n in sorted(report.tally.rules.items())))
     lines.append(PRECHECK_NOTES[precheck(options)])
     if report.budget is not None:
         from verify_contract.check._budget_report import budget_text
@@ -113,10 +128,12 @@ def format_text(report: Report, options: CheckOptions, listing: bool = True) -> 
     return "\n".join(lines)
 
 
-def format_json(report: Report, options: CheckOptions) -> str:
+def format_json(report: Report, options: CheckOptions, docs_url: str | None = None) -> str:
     data = report.as_dict()
     for item in data["findings"]:
         item["message"] = cap(item["message"])
+        if docs_url:
+            item["docs_url"] = rule_url(docs_url, item["rule"])
     data["precheck"] = precheck(options)
     data["hints"] = hints(report)
     return dumps_report_data(data)

@@ -130,7 +130,7 @@ class _Tail:
 def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     from verify_contract.check._budget import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._budget_report import event_line
-    from verify_contract.cli._check_output import format_json, format_text, write_outputs
+    from verify_contract.cli._check_output import finding_line, format_json, format_text, write_outputs
 
     if args.metrics_file:
         from verify_contract.check._budget_metrics import write_metrics
@@ -178,8 +178,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
                 facts, tally.facts = tally.facts, []
                 report.tally.merge(tally)
                 for found in report.findings[listed:]:
-                    f = found.finding
-                    print(f"{found.path}:{found.line}: {f.severity.value} [{f.rule}] {f.message[:300]}", flush=True)
+                    print(finding_line(found.path, found.line, found.finding, args.docs_url), flush=True)
                 listed = len(report.findings)
                 for chunk_facts in facts:
                     budget.feed(chunk_facts)
@@ -214,7 +213,10 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     except (OSError, ImportError) as failed:
         report.input_errors.append(str(failed))
     # JSON: the report on one line, after the events' lines (a stream of JSON lines).
-    text = json.dumps(json.loads(format_json(report, options))) if as_json else format_text(report, options, False)
+    if as_json:  # the report on one line
+        text = json.dumps(json.loads(format_json(report, options, args.docs_url)))
+    else:
+        text = format_text(report, options, False, args.docs_url)
     print(text, flush=True)
     for problem in report.input_errors:
         print(f"verify-contract check: {problem}", file=sys.stderr)

@@ -19,7 +19,8 @@ from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFIL
 
 EPILOG = f"""\
 targets: {", ".join(TARGETS)}.
-  python-pydantic   pydantic v2 models (strict; unknown keys kept; absent fields never written as null)
+  python-pydantic   pydantic v2 models (strict; unknown keys kept; absent fields never written as null);
+                    they import pydantic's MISSING sentinel: pydantic >= 2.14
   python-typeddict  TypedDicts + a strict reader and effective_mask (standard library only)
   python-dataclass  frozen dataclasses with from_dict/to_dict (standard library only)
   typescript        interfaces + parse<Root>(text), encode<Root>(), decode<Root>(), effectiveMask() (no dependencies)

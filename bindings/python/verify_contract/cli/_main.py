@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "upgrade": "verify_contract.cli._upgrade",
     "generate": "verify_contract.cli._generate",
     "probe": "verify_contract.cli._probe",
+    "docs": "verify_contract.cli._docs",
 }
 
 EXIT_BROKEN_PIPE = 141

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from verify_contract._counted import counted
 from verify_contract.check._inputs import chunks, read_all, resolve
 from verify_contract.check._source import InputError, Source
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -217,13 +218,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for message in report.messages:
             print(message, file=sys.stderr)
-    print(
-        f"upgrade to {LATEST_VERSION}: {report.documents} documents, {report.upgraded} upgraded, "
-        f"{report.documents - report.upgraded - report.refused} already current, {report.refused} refused"
-        + (", would change" if args.check and changed else "")
-        + (f"; first: {report.first}" if args.quiet and report.first else ""),
-        file=sys.stderr,
-    )
+    if sources or not errors:  # no input opened (a mistyped name): the errors alone, not a line of zeros
+        print(
+            f"upgrade to {LATEST_VERSION}: {counted(report.documents, 'document')}, {report.upgraded:,} upgraded, "
+            f"{report.documents - report.upgraded - report.refused:,} already current, {report.refused:,} refused"
+            + (", would change" if args.check and changed else "")
+            + (f"; first: {report.first}" if args.quiet and report.first else ""),
+            file=sys.stderr,
+        )
     for problem in errors:
         print(f"verify-contract upgrade: {problem}", file=sys.stderr)
     if errors:

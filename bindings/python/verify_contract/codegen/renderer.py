@@ -134,14 +134,14 @@ def _comment_lines(text: str, prefix: str, width: int = 96) -> str:
     return "\n".join(lines)
 
 
-def _environment(folders: list[Path]) -> jinja2.Environment:
+def _environment(folders: list[Path], autoescape: bool = False) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(f) for f in folders]),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        autoescape=False,
+        autoescape=autoescape,
     )
     env.filters.update(
         pascal=views.pascal,
@@ -167,6 +167,12 @@ def render_template(folder: Path, name: str, context: dict[str, Any]) -> str:
     target: how ``python -m generators`` renders the repository's documentation tables
     (generators/templates/docs), whose contexts are not a contract version's."""
     return _environment([folder, TEMPLATES / "_shared"]).get_template(name).render(context)
+
+
+def html_environment(folder: Path) -> jinja2.Environment:
+    """The renderer's environment (its filters and shared macros) over ``folder``, escaping every value
+    as HTML: how ``verify-contract docs`` renders the documentation site's pages."""
+    return _environment([folder, TEMPLATES / "_shared"], autoescape=True)
 
 
 def header_style(source: str, filename: str) -> HeaderStyle:
