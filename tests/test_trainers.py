@@ -218,3 +218,12 @@ def test_the_reader_and_the_trl_wrapper_import_no_framework() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("module", "extra"), [("verl", "verl"), ("nemo_rl", "nemo-rl")])
+def test_an_adapter_without_its_framework_names_the_extra(module: str, extra: str) -> None:
+    """This environment has neither verl nor torch: importing the adapter says which extra to install."""
+    code = f"import verify_contract.trainers.{module}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert f"pip install 'verify-contract[{extra}]'" in done.stderr.strip().splitlines()[-1]

@@ -22,7 +22,10 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import torch
+try:
+    import torch
+except ImportError as error:
+    raise ImportError("verify_contract.trainers.nemo_rl needs torch: pip install 'verify-contract[nemo-rl]'") from error
 
 from verify_contract.trainers._outcome import read_outcome, step_metrics
 

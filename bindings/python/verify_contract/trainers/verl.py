@@ -29,11 +29,16 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-import torch
-from verl.experimental.agent_loop.agent_loop import AgentLoopMetrics, AgentLoopOutput
-from verl.protocol import DataProto
-from verl.trainer.ppo import core_algos
+try:
+    import numpy as np
+    import torch
+    from verl.experimental.agent_loop.agent_loop import AgentLoopMetrics, AgentLoopOutput
+    from verl.protocol import DataProto
+    from verl.trainer.ppo import core_algos
+except ImportError as error:  # one line that names the extra, not verl's import chain
+    raise ImportError(
+        f"verify_contract.trainers.verl needs {error.name}: pip install 'verify-contract[verl]'"
+    ) from error
 
 from verify_contract.budget import ABSENT_GROUP, FAILED, MASKED, NO_KIND, OK, OTHER, BudgetEvent, FailureBudget
 from verify_contract.check._budget_metrics import kind_label
