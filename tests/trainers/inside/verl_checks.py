@@ -18,7 +18,12 @@ import pytest
 import torch
 import verl.trainer.ppo.ray_trainer as ray_trainer
 from omegaconf import OmegaConf
-from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, AgentLoopWorker, _InternalAgentLoopOutput
+from verl.experimental.agent_loop.agent_loop import (
+    AgentLoopMetrics,
+    AgentLoopOutput,
+    AgentLoopWorker,
+    _InternalAgentLoopOutput,
+)
 from verl.protocol import DataProto
 from verl.trainer.ppo.core_algos import agg_loss, compute_grpo_outcome_advantage, get_adv_estimator_fn
 
@@ -30,6 +35,7 @@ from verify_contract.trainers import verl as adapter
 from verify_contract.vectors import load_vectors
 
 PROMPT, RESPONSE = 4, 6  # padded lengths
+_METRICS: dict[str, Any] = {"metrics": AgentLoopMetrics()}
 
 
 def _rewards(scores: list[float], length: int = RESPONSE) -> torch.Tensor:
@@ -95,6 +101,8 @@ def test_without_a_mask_the_estimator_reads_the_zeroed_response_mask() -> None:
 
 def _internal(output: AgentLoopOutput) -> _InternalAgentLoopOutput:
     """Pad one output as the worker's _agent_loop_postprocess does (prompt left, response right)."""
+    if isinstance(output, _InternalAgentLoopOutput):
+        return output
     prompt = [0] * (PROMPT - len(output.prompt_ids)) + output.prompt_ids
     response = output.response_ids + [0] * (RESPONSE - len(output.response_ids))
     response_mask = output.response_mask + [0] * (RESPONSE - len(output.response_mask))
@@ -160,6 +168,16 @@ def test_postprocess_accepts_the_outputs_with_uniform_extra_keys() -> None:
     scores = batch.batch["rm_scores"].sum(dim=-1).tolist()
     assert scores == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]  # the refused "false" mask keeps its reward, masked
     assert batch.batch["response_mask"].sum(dim=-1).tolist() == [3, 3, 3, 0, 0, 0]
+
+
+def test_the_outcome_applies_to_the_padded_output_the_recipe_builds() -> None:
+    """The NeMo Gym recipe builds verl's padded _InternalAgentLoopOutput itself: apply_outcome works on it."""
+    plain = AgentLoopOutput(prompt_ids=[101, 102], response_ids=[11, 12, 13], response_mask=[1, 1, 1], **_METRICS)
+    padded = [adapter.apply_outcome(_internal(plain.model_copy(deep=True)), result) for result in RESULTS]
+    batch = _postprocess(padded, ["g"] * len(padded))
+    assert batch.batch["response_mask"].sum(dim=-1).tolist() == [3, 3, 3, 0, 0]
+    assert batch.non_tensor_batch[adapter.MASKED_KEY].tolist() == [False, False, False, True, True]
+    assert batch.batch["rm_scores"].sum(dim=-1).tolist() == [1.0, 0.0, 1.0, 0.0, 1.0]
 
 
 def test_the_first_samples_keys_are_every_samples_keys() -> None:

@@ -5,7 +5,8 @@ trains as a genuine 0 and sits in its group's mean and std. With this module (``
 'verify-contract[verl]'``, verl 0.9.1):
 
 - **loss**: ``agent_loop_output(result, ...)`` turns a Gym result and its tokens into the loop's
-  ``AgentLoopOutput``: ``reward_score``, a zeroed response mask for a sample that is not policy evidence, and
+  ``AgentLoopOutput`` (``apply_outcome(output, result)`` does the same to an output already built, padded or
+  not): ``reward_score``, a zeroed response mask for a sample that is not policy evidence, and
   ``extra_fields["reward_extra_info"]`` with the same keys on every sample (``EXTRA_KEYS``: masked, failure
   kind, ``""`` for none, verdict). ``no_generation_output(prompt_ids)`` replaces the recipe's fake reward-0
   sample for a result with no generation data: masked, kind ``protocol_violation``.
@@ -72,6 +73,24 @@ def extra_info(outcome: Outcome) -> dict[str, Any]:
     return {MASKED_KEY: outcome.masked, KIND_KEY: outcome.failure_kind or "", VERDICT_KEY: outcome.verdict}
 
 
+def apply_outcome(output: AgentLoopOutput, result: Any) -> AgentLoopOutput:
+    """Put one Gym result's outcome on an agent loop's output, in place, and return it: an ``AgentLoopOutput``
+    (lists) or the padded ``_InternalAgentLoopOutput`` (tensors) that the NeMo Gym recipe builds.
+
+    A sample that is not policy evidence (masked by its producer, or a document that breaks the contract) gets
+    an all-zero response mask, so no loss term; the estimator leaves it out of its group and ``extra_info`` says
+    why. Its reward stays the one the environment sent (never coerced); a refused document without a number
+    gets 0.0, because verl needs a score on every sample to keep ``rm_scores`` for the batch."""
+    outcome = read_outcome(result)
+    if outcome.masked:
+        mask = output.response_mask
+        output.response_mask = torch.zeros_like(mask) if isinstance(mask, torch.Tensor) else [0] * len(mask)
+    output.reward_score = 0.0 if outcome.reward is None else outcome.reward
+    output.extra_fields = {**output.extra_fields}
+    output.extra_fields[EXTRA_INFO] = {**output.extra_fields.get(EXTRA_INFO, {}), **extra_info(outcome)}
+    return output
+
+
 def agent_loop_output(
     result: Any,
     *,
@@ -83,27 +102,18 @@ def agent_loop_output(
     metrics: AgentLoopMetrics | None = None,
     extra_fields: dict[str, Any] | None = None,
 ) -> AgentLoopOutput:
-    """The agent loop's output for one Gym result (or verify response) and the tokens the loop took from it.
-
-    A sample that is not policy evidence (masked by its producer, or a document that breaks the contract) gets
-    an all-zero response mask, so no loss term; the estimator leaves it out of its group and ``extra_info`` says
-    why. Its reward stays the one the environment sent (never coerced); a refused document without a number
-    gets 0.0, because verl needs a score on every sample to keep ``rm_scores`` for the batch."""
-    outcome = read_outcome(result)
-    mask = [0] * len(response_mask) if outcome.masked else list(response_mask)
-    reward = 0.0 if outcome.reward is None else outcome.reward
-    fields = dict(extra_fields or {})
-    fields[EXTRA_INFO] = {**fields.get(EXTRA_INFO, {}), **extra_info(outcome)}
-    return AgentLoopOutput(
+    """The agent loop's output for one Gym result (or verify response) and the tokens the loop took from it,
+    with the outcome applied (``apply_outcome``)."""
+    output = AgentLoopOutput(
         prompt_ids=list(prompt_ids),
         response_ids=list(response_ids),
-        response_mask=mask,
+        response_mask=list(response_mask),
         response_logprobs=None if response_logprobs is None else list(response_logprobs),
-        reward_score=reward,
         num_turns=num_turns,
         metrics=metrics or AgentLoopMetrics(),
-        extra_fields=fields,
+        extra_fields=dict(extra_fields or {}),
     )
+    return apply_outcome(output, result)
 
 
 def no_generation_output(prompt_ids: Sequence[int], reason: str = NO_GENERATION) -> AgentLoopOutput:
