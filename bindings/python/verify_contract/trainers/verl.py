@@ -312,7 +312,9 @@ class BudgetHook:
 def install(budget_hook: BudgetHook | None = None) -> None:
     """Rebind verl's ``compute_advantage`` wherever its trainers import it (so ``algorithm.adv_estimator=
     grpo_contract`` reaches the mask), and, with ``budget_hook``, call it from the metrics verl computes every
-    step. Call it in the driver process before ``RayPPOTrainer.fit``."""
+    step. Call it in the driver process before ``RayPPOTrainer.fit``. A trainer module that cannot be imported
+    here (the v1 trainer needs ``transfer_queue``) is skipped; imported later, it takes the rebound function
+    from ``ray_trainer``."""
     for name in _ADVANTAGE_MODULES:
         try:
             module = importlib.import_module(name)
