@@ -65,9 +65,9 @@ test:
 	VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES=1 VERIFY_CONTRACT_GYM_ORACLE=$(GYM_ORACLE) $(PY) -m pytest $(XDIST) --durations=25
 
 # The quick loop: lint and every test without a marker of pyproject.toml (tests/conftest.py applies them): no
-# language toolchain (Go, Rust, Node, Java, the C compiler's builds), no fuzzer, no real Gym, no drill, nothing
+# language toolchain (Go, Rust, Node, Java, the C compiler's builds), no fuzzer, no real Gym or trainer, no drill, nothing
 # slow (moto, Ray, fresh virtual environments); no language setup. `make test` runs these too.
-QUICK := not (toolchain or fuzz or oracle or drill or slow or browser)
+QUICK := not (toolchain or fuzz or oracle or drill or trainers or slow or browser)
 check: setup lint
 	$(PY) -m pytest -q $(XDIST) -m "$(QUICK)"
 

@@ -6,7 +6,12 @@ browser environment's replies are ``{"reward": 0.0, "mask_sample": true, "failur
 reply (rows of ``<out>_failures.jsonl``, class ``agent_run_error``), and some rollouts were killed and left
 no row at all. Seeded: the same files every time.
 
+``--incident`` writes the incident itself instead: one browser environment, 20 steps of 64 rollouts, whose
+session resets failed 1172 of its 1280 rollouts (91.6%), each a masked ``reward: 0.0``; the others succeed
+(reward 1) at the run's healthy rate of 15.45% (benchmarks/grpo_storm.py trains on it).
+
     python examples/storm.py DIRECTORY        # writes DIRECTORY/rollouts.jsonl and rollouts_failures.jsonl
+    python examples/storm.py --incident DIRECTORY
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ STEPS, PER_STEP, REPEATS = 20, 64, 4
 TASKS = STEPS * PER_STEP // REPEATS
 STORM_STEP = 5
 ENVIRONMENTS = ("browser_env", "math_env")
+INCIDENT_FAILED = 1172  # of STEPS * PER_STEP = 1280 rollouts: 91.6%
+INCIDENT_SUCCESS_RATE = 0.1545  # the run's mean reward before the storm
 
 
 def rows(seed: int = 1280) -> tuple[list[dict[str, object]], list[dict[str, object]], int]:
@@ -65,9 +72,39 @@ def rows(seed: int = 1280) -> tuple[list[dict[str, object]], list[dict[str, obje
     return main, failures, killed
 
 
-def write(directory: Path) -> tuple[Path, Path]:
+def incident_rows(seed: int = 1280) -> list[dict[str, object]]:
+    """The incident's rollouts in order: one environment, exactly ``INCIDENT_FAILED`` failed resets spread at
+    random over the 20 steps, binary rewards elsewhere. No failures-file rows: every failure was answered."""
+    chance = random.Random(seed)
+    total = STEPS * PER_STEP
+    failed = set(chance.sample(range(total), INCIDENT_FAILED))
+    main: list[dict[str, object]] = []
+    for ordinal in range(total):
+        task, rollout = divmod(ordinal, REPEATS)
+        row: dict[str, object] = {
+            "responses_create_params": {"input": [{"role": "user", "content": f"task {task}"}]},
+            "response": {"output": [{"type": "message", "content": "..."}]},
+            "agent_ref": {"type": "responses_api_agents", "name": "browser_env_agent"},
+            "_ng_environment_server": "browser_env",
+            "_ng_task_index": task,
+            "_ng_rollout_index": rollout,
+        }
+        if ordinal in failed:
+            row.update(
+                reward=0.0,
+                mask_sample=True,
+                failure_kind="session_lost",
+                failure_reason="browser session reset failed: target closed",
+            )
+        else:
+            row.update(reward=1.0 if chance.random() < INCIDENT_SUCCESS_RATE else 0.0, mask_sample=False)
+        main.append(row)
+    return main
+
+
+def write(directory: Path, incident: bool = False) -> tuple[Path, Path]:
     directory.mkdir(parents=True, exist_ok=True)
-    main, failures, _ = rows()
+    main, failures = (incident_rows(), []) if incident else rows()[:2]
     main_path, failures_path = directory / "rollouts.jsonl", directory / "rollouts_failures.jsonl"
     main_path.write_text("".join(json.dumps(row) + "\n" for row in main), encoding="utf-8")
     failures_path.write_text("".join(json.dumps(row) + "\n" for row in failures), encoding="utf-8")
@@ -77,5 +114,7 @@ def write(directory: Path) -> tuple[Path, Path]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("directory", type=Path, help="where to write rollouts.jsonl and rollouts_failures.jsonl")
-    for path in write(parser.parse_args().directory):
+    parser.add_argument("--incident", action="store_true", help="the incident: one environment, 91.6%% failed")
+    arguments = parser.parse_args()
+    for path in write(arguments.directory, arguments.incident):
         print(path)

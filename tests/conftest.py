@@ -41,6 +41,7 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_probe_bounds.py": ("slow",),
     "test_release_drill.py": ("drill", "release_drill"),
     "gym_oracle": ("oracle", "slow"),
+    "trainers": ("trainers", "slow"),
 }
 
 
