@@ -202,7 +202,8 @@ def test_a_missing_filesystem_names_its_extra() -> None:
 
     if importlib.util.find_spec("gcsfs") is not None:
         pytest.skip("gcsfs is installed: the hint is for those without it (and no test reaches Google)")
-    line = one_error(cli("gs://bucket/rollouts.jsonl"), "gs://bucket/rollouts.jsonl")
+    # Refused before any input is read (cli/_extras.py): the line names the protocol, not each URL of it.
+    line = one_error(cli("gs://bucket/rollouts.jsonl", "gs://bucket/more.jsonl"), "reading gs:// URLs needs gcsfs")
     assert "pip install 'verify-contract[gcs]'" in line
 
 
