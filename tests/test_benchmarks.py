@@ -112,3 +112,17 @@ def test_the_budget_benchmark_runs_end_to_end(tmp_path: Path) -> None:
         for variant in ("plain", "budget", "budget + group")
     ] + [("small lines", "observe per document (us)")]
     assert all(math.isfinite(row["ratio"]) and row["ratio"] > 0 for row in rows)
+
+
+@pytest.mark.slow
+def test_the_follow_benchmark_runs_end_to_end(tmp_path: Path) -> None:
+    """benchmarks/follow.py for one second at a low rate: a real writer process and a real follower; every
+    marker line's finding is seen (the script exits non-zero otherwise), and the rows are finite."""
+    out = tmp_path / "follow.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "follow.py"), "--rates", "2000", "--seconds", "1"]
+    run = subprocess.run([*command, "--json", str(out)], capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    (row,) = json.loads(out.read_text())
+    assert row["rate"] == 2000 and 1000 <= row["lines"] <= 2100
+    assert len(row["behind_at_quarters"]) == 3 and row["behind_at_end"] >= 0
+    assert 0 < row["lag_median_ms"] <= row["lag_p99_ms"] and row["cpu_ratio"] > 0
