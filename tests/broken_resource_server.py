@@ -60,6 +60,8 @@ async def verify(request: Request) -> Response:
     if defect == "slow":
         await asyncio.sleep(2.0)  # the tests bound latency at 1 s: far from both this and a loaded machine's
         return JSONResponse(_reply(body, reward=1.0))
+    if defect == "echo-kind":  # the request's "echo" comes back as the failure kind, which a finding quotes
+        return JSONResponse(_reply(body, reward=0.0, mask_sample=True, failure_kind=body.get("echo")))
     if defect == "stream-fine":
         return StreamingResponse(_chunks(json.dumps(_reply(body, reward=1.0))), media_type="application/json")
     if defect == "stream-broken":

@@ -35,6 +35,7 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_generate_toolchains.py": ("toolchain",),
     "test_middleware_bench.py": ("slow",),
     "test_packages.py": ("toolchain", "slow"),
+    "test_probe_bounds.py": ("slow",),
     "test_release_drill.py": ("drill", "release_drill"),
     "gym_oracle": ("oracle", "slow"),
 }

@@ -58,7 +58,11 @@ def test_observe_mode_passes_every_reply_through_byte_for_byte(servers: dict[str
     assert stats["breaking"] == len(BREAKING)
     assert stats["ok"] == len(DEFECTS) - len(BREAKING) + runs - 1
     assert stats["findings_by_rule"]["reward-type"] == 3  # contract, null, stream-broken
-    assert stats["findings_by_rule"]["probe-mask-agree"] == 1 and stats["findings_by_rule"]["json-non-finite"] == 1
+    # one finding per defect: probe-mask-agree is folded into the contract's rule for the same legacy mask
+    assert stats["findings_by_rule"]["legacy-mask-divergent"] == 1 and stats["findings_by_rule"]["json-non-finite"] == 1
+    assert (
+        "probe-mask-agree" not in stats["findings_by_rule"] and "probe-reward-finite" not in stats["findings_by_rule"]
+    )
 
 
 def test_other_routes_are_not_judged(servers: dict[str, str]) -> None:
@@ -74,9 +78,8 @@ def test_enforce_mode_turns_a_breaking_reply_into_a_problem(servers: dict[str, s
         problem = json.loads(body)
         assert problem["status"] == 500 and problem["title"] == "The verify reply breaks the contract"
         rules = {item["rule"] for item in problem["findings"]}
-        assert rules == (
-            {"json-non-finite", "probe-reward-finite"} if defect == "nan" else {"reward-type", "probe-reward-finite"}
-        )
+        assert rules == ({"json-non-finite"} if defect == "nan" else {"reward-type"})  # probe-reward-finite folded in
+        assert all(item["context"]["also_found_by"] == ["probe-reward-finite"] for item in problem["findings"])
     for defect in (
         "fine",
         "unregistered-kind",
@@ -85,6 +88,19 @@ def test_enforce_mode_turns_a_breaking_reply_into_a_problem(servers: dict[str, s
         assert _post(servers["enforced"], defect)[:3] == _post(servers["bare"], defect)[:3], defect
     stats = httpx.get(f"{servers['enforced']}/middleware-stats").json()
     assert stats["replaced"] == 3 and stats["breaking"] == 3
+
+
+def test_a_finding_never_quotes_a_secret_of_the_request(servers: dict[str, str]) -> None:
+    """The reply echoes a request value as its failure kind, and the kind's finding quotes it: when the
+    request names that value under a secret-looking member (``api_key``), the problem shows [REDACTED]."""
+    secret = "sk-SECRET123-abcdef"
+    control = httpx.post(f"{servers['enforced']}/verify", json={**planted("echo-kind"), "echo": secret}, timeout=10)
+    assert control.status_code == 500 and secret in control.text  # not named as a secret: quoted as sent
+    request = {**planted("echo-kind"), "echo": secret, "api_key": secret}
+    reply = httpx.post(f"{servers['enforced']}/verify", json=request, timeout=10)
+    problem = reply.json()
+    assert reply.status_code == 500 and [item["rule"] for item in problem["findings"]] == ["failure-kind-format"]
+    assert secret not in reply.text and secret[:6] not in reply.text and "[REDACTED]" in problem["detail"]
 
 
 class _Recorder:
@@ -149,6 +165,31 @@ def test_logging_is_rate_limited_and_capped(caplog: pytest.LogCaptureFixture) ->
     assert len(caplog.records) == 1 and middleware.stats()["breaking"] == 5
     text = caplog.records[0].getMessage()
     assert "reward-type" in text and "failure-kind-format" in text and "token=" not in text and len(text) < 1000
+
+
+def test_a_log_line_never_quotes_a_secret_of_the_request(caplog: pytest.LogCaptureFixture) -> None:
+    secret = "Bearer tok-0123456789"
+    request = json.dumps({"Authorization": secret}).encode()
+    body = json.dumps({"reward": secret, "responses_create_params": {}, "response": {"output": []}}).encode()
+    recorder, seen = _Recorder(), []
+    streaming = _streaming_app([body], seen, recorder)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()  # the app reads its request, as every verify endpoint does
+        await streaming(scope, receive, send)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": request, "more_body": False}
+
+    middleware = VerifyContractMiddleware(app, log_interval=0)
+
+    with caplog.at_level(logging.WARNING, logger="verify_contract.asgi"):
+        asyncio.run(middleware(_scope(), receive, recorder))
+        asyncio.run(VerifyContractMiddleware(middleware.app, log_interval=0, redact=())(_scope(), receive, recorder))
+    redacted, plain = (record.getMessage() for record in caplog.records)
+    assert "reward-type" in redacted and "[REDACTED]" in redacted and "tok-0123" not in redacted
+    assert "tok-0123" in plain  # without a name to redact, the log would quote it
+    assert recorder.messages[1]["body"] == body  # the client's reply is never changed
 
 
 def test_prometheus_counters_in_a_given_registry() -> None:

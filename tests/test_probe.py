@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import shlex
+import shutil
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +16,12 @@ from typing import Any
 import pytest
 
 from verify_contract.cli import main
-from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, EXIT_UNREACHABLE, EXIT_USAGE
 from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
-from verify_contract.probe._checks import MESSAGE_CAP
+from verify_contract.probe._checks import MAX_REPLY_BYTES, MESSAGE_CAP
 
 from live_servers import free_port, uvicorn_server
+from markdown_blocks import blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -112,33 +115,28 @@ def test_replay_samples_rollout_rows_with_a_seed(
     assert code == EXIT_OK and json.loads(out)["statistics"]["replies"] == 20  # --n beyond the file: every row
 
 
-# Each planted defect -> the (check, rule) pairs its reply must get, exactly. A probe-contract finding keeps
-# the contract's rule id; every other finding's rule is its check id.
-PLANTED: dict[str, set[tuple[str, str]]] = {
+# Each planted defect -> the (check, rule, folded checks) of its reply's findings, exactly: one finding per
+# defect. A probe-contract finding keeps the contract's rule id, and a probe check that found the same value
+# at fault is folded into it (listed under also_found_by); every other finding's rule is its check id.
+PLANTED: dict[str, set[tuple[str, str, tuple[str, ...]]]] = {
     "fine": set(),
-    "status": {("probe-http-status", "probe-http-status")},
-    "crash": {("probe-http-status", "probe-http-status")},  # and the repeated request is answered too
-    "content-type": {("probe-content-type", "probe-content-type")},
-    "contract": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
-    "kind": {("probe-contract", "failure-kind-format"), ("probe-failure-kind", "probe-failure-kind")},
-    "unregistered-kind": {
-        ("probe-contract", "failure-kind-unregistered"),
-        ("probe-failure-kind", "probe-failure-kind"),
-    },
-    "mask": {("probe-contract", "legacy-mask-divergent"), ("probe-mask-agree", "probe-mask-agree")},
-    "nan": {("probe-contract", "json-non-finite"), ("probe-reward-finite", "probe-reward-finite")},
-    "null": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
-    "random": {("probe-determinism", "probe-determinism")},
-    "slow": {("probe-latency", "probe-latency")},
-    "stream-broken": {("probe-contract", "reward-type"), ("probe-reward-finite", "probe-reward-finite")},
+    "status": {("probe-http-status", "probe-http-status", ())},
+    "crash": {("probe-http-status", "probe-http-status", ())},  # and the repeated request is answered too
+    "content-type": {("probe-content-type", "probe-content-type", ())},
+    "contract": {("probe-contract", "reward-type", ("probe-reward-finite",))},
+    "kind": {("probe-contract", "failure-kind-format", ("probe-failure-kind",))},
+    "unregistered-kind": {("probe-contract", "failure-kind-unregistered", ("probe-failure-kind",))},
+    "mask": {("probe-contract", "legacy-mask-divergent", ("probe-mask-agree",))},
+    "nan": {("probe-contract", "json-non-finite", ("probe-reward-finite",))},
+    "null": {("probe-contract", "reward-type", ("probe-reward-finite",))},
+    "random": {("probe-determinism", "probe-determinism", ())},
+    "slow": {("probe-latency", "probe-latency", ())},
+    "stream-broken": {("probe-contract", "reward-type", ("probe-reward-finite",))},
 }
 WARNING_ONLY = {"unregistered-kind"}
-WARNINGS = {
-    ("unregistered-kind", "probe-contract"),
-    ("unregistered-kind", "probe-failure-kind"),
-    ("mask", "probe-contract"),
-}
-"""The (case, check) pairs whose findings are warnings (failure-kind-unregistered, legacy-mask-divergent)."""
+WARNINGS = {("unregistered-kind", "probe-contract")}
+"""The (case, check) pairs whose findings are warnings (failure-kind-unregistered). A divergent legacy mask
+is an error in the probe: the probe holds a producer to SPEC 4.1.5's MUST (the rule warns a reader)."""
 
 
 @pytest.fixture(scope="module")
@@ -159,15 +157,19 @@ def test_every_planted_defect_is_found_by_its_check_id(broken_report: dict[str, 
     report = json.loads(broken_report["json"])
     found: dict[str, set[tuple[str, str]]] = {name: set() for name in PLANTED}
     for item in report["findings"]:
-        found[item["file"]].add((item["context"]["check"], item["rule"]))
+        found[item["case"]].add((item["check"], item["rule"], tuple(item.get("context", {}).get("also_found_by", ()))))
     assert found == PLANTED
+    severities = {item["case"]: item["severity"] for item in report["findings"]}
+    assert severities["mask"] == "error" and severities["unregistered-kind"] == "warning"
     assert not report["ok"]
     stats = report["statistics"]
     assert stats["breaking_cases"] == len(PLANTED) - 1 - len(WARNING_ONLY)
     assert stats["by_check"]["probe-determinism"] == 1 and stats["by_check"]["probe-latency"] == 1
     assert stats["failure_kinds"]["Judge Failed"] == 1 and stats["failure_kinds"]["judge_melted"] == 1
     assert all(len(item["message"]) <= MESSAGE_CAP + 40 for item in report["findings"])
-    assert stats["replies"] == stats["requests"] == 2 * len(PLANTED)  # none lost to a dropped connection
+    # none lost to a dropped connection: a resend (before any byte of a reply) is counted as a request
+    assert stats["replies"] == stats["requests"] - stats["resent"] == 2 * len(PLANTED)
+    assert stats["unanswered"] == 0
 
 
 def test_the_junit_report_parses_with_one_testcase_per_case_and_check(broken_report: dict[str, str]) -> None:
@@ -178,7 +180,7 @@ def test_the_junit_report_parses_with_one_testcase_per_case_and_check(broken_rep
         (name, check) for name in PLANTED for check in CHECK_IDS
     }
     failed = {(case.get("name"), case.get("classname")) for case in testcases if case.find("failure") is not None}
-    expected = {(name, check) for name, pairs in PLANTED.items() for check, _ in pairs} - WARNINGS
+    expected = {(name, check) for name, found in PLANTED.items() for check, _, _ in found} - WARNINGS
     assert failed == expected
     suite = root.find("testsuite")
     assert (
@@ -212,7 +214,7 @@ def test_checks_are_selected_and_excluded(
     )
     report = json.loads(out)
     assert code == EXIT_INVALID and report["checks"] == ["probe-mask-agree"]
-    assert [(f["file"], f["rule"]) for f in report["findings"]] == [("mask", "probe-mask-agree")]
+    assert [(f["case"], f["rule"]) for f in report["findings"]] == [("mask", "probe-mask-agree")]
     code, out, _ = run_probe(
         capsys,
         broken_server,
@@ -257,7 +259,7 @@ def test_a_server_that_is_not_there_exits_3(tmp_path: Path, capsys: pytest.Captu
     code, out, err = run_probe(capsys, f"http://127.0.0.1:{free_port()}", "--cases", str(path), "--concurrency", "1")
     assert code == EXIT_UNREACHABLE == 4
     assert "could not be reached" in err and "Traceback" not in err
-    assert "1 cases, 1 requests" in out and "49 left out" in out  # it stops after the first refused connection
+    assert "1 case, 1 request to" in out and "49 left out" in out  # it stops after the first refused connection
 
 
 @pytest.mark.parametrize(
@@ -314,6 +316,13 @@ def test_spec_lists_every_check_with_its_summary() -> None:
     assert [(row[0].strip("`"), row[2]) for row in rows] == [(check.id, check.summary) for check in CHECKS]
     help_text = main_help(["probe", "--help"])
     assert all(check.id in help_text for check in CHECKS) and "4 the server could not be reached" in help_text
+    assert "5 the server refused requests" in help_text
+    # the caps, stated where a user looks (and in README's probe section)
+    assert f"({MAX_REPLY_BYTES:,} by default)" in help_text and "--timeout for each whole request" in help_text
+    assert "only when its connection dropped before any byte of the reply" in help_text and "[REDACTED]" in help_text
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| a reply body, after gzip or deflate is undone | 16 MiB | `--max-reply-bytes` |" in readme
+    assert MAX_REPLY_BYTES == 16 * 1024 * 1024
 
 
 def main_help(arguments: list[str]) -> str:
@@ -324,3 +333,113 @@ def main_help(arguments: list[str]) -> str:
     with contextlib.redirect_stdout(buffer), pytest.raises(SystemExit):
         main(arguments)
     return " ".join(buffer.getvalue().split())
+
+
+def test_the_readme_probe_commands_work_as_written(
+    example_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's probe quick-start, run from a copy of the repository's examples against the example server
+    (only the port differs): the shipped rollouts and cases are accepted, every check that can run passes,
+    and the skipped one is named with its reason."""
+    [block] = [b for b in blocks("README.md", "sh") if "verify-contract probe" in b.code]
+    lines = block.code.splitlines()
+    assert lines[0] == "uvicorn --app-dir examples gym_resource_server:app --host 127.0.0.1 --port 8000 &"
+    commands = [shlex.split(line.replace("http://127.0.0.1:8000", example_server)) for line in lines[1:]]
+    assert len(commands) == 2 and all(command[:2] == ["verify-contract", "probe"] for command in commands)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(tmp_path)
+    replay, cases = commands
+    code, out, err = run_probe(capsys, *replay[2:])
+    assert code == EXIT_OK, (out, err)
+    assert "5 cases, 5 requests" in out and "0 break the contract, 0 refused by the server: ok" in out
+    code, out, err = run_probe(capsys, *cases[2:])
+    assert code == EXIT_OK and out == "", (out, err)
+    root = ElementTree.fromstring((tmp_path / "probe.xml").read_text(encoding="utf-8"))
+    suite = root.find("testsuite")
+    assert suite is not None and (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("0", "0", "1")
+    ran = {case.get("classname") for case in root.iter("testcase") if case.find("skipped") is None}
+    assert ran == set(CHECK_IDS) - {"probe-latency"}  # every check that can run without --max-latency
+    [skipped] = root.iter("skipped")
+    assert skipped.get("message") == "needs a bound: --max-latency SECONDS"
+
+
+def test_checks_all_says_what_it_skipped(
+    example_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {"right": arithmetic_request("4")})
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path), "--checks", "all", "--format", "json")
+    report = json.loads(out)
+    assert code == EXIT_OK and report["checks"] == [c for c in CHECK_IDS if c != "probe-latency"]
+    assert report["skipped_checks"] == {"probe-latency": "needs a bound: --max-latency SECONDS"}
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path), "--checks", "all")
+    assert code == EXIT_OK and "skipped: probe-latency (needs a bound: --max-latency SECONDS)" in out
+
+
+def test_a_request_the_server_refuses_is_the_inputs_problem(
+    example_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The example server answers 422 to a request without its task key: probe-request-refused, exit 5,
+    never "breaks the contract"; a contract break in the same run outranks it (exit 1)."""
+    incomplete = {key: value for key, value in arithmetic_request("4").items() if key != "expected_answer"}
+    path = write_cases(tmp_path / "cases.jsonl", {"right": arithmetic_request("4"), "no-answer": incomplete})
+    code, out, err = run_probe(capsys, example_server, "--cases", str(path), "--format", "json")
+    report = json.loads(out)
+    assert code == EXIT_REFUSED == 5, err
+    assert report["ok"] and report["refused_cases"] == 1 and report["statistics"]["breaking_cases"] == 0
+    [finding] = report["findings"]
+    assert (finding["case"], finding["check"], finding["rule"]) == (
+        "no-answer",
+        "probe-request-refused",
+        "probe-request-refused",
+    )
+    assert "status 422" in finding["message"] and "the input's problem" in finding["message"]
+    assert "refused 1 of the requests" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path))
+    assert "1 refused by the server: REQUESTS REFUSED" in out
+    code, out, _ = run_probe(capsys, example_server, "--cases", str(path), "--format", "junit")
+    errors = [
+        case.get("name") for case in ElementTree.fromstring(out).iter("testcase") if case.find("error") is not None
+    ]
+    assert errors == ["no-answer"]
+    # without its check, a refusal is what any status but 200 is: probe-http-status, a break
+    code, out, _ = run_probe(
+        capsys, example_server, "--cases", str(path), "--exclude-checks", "probe-request-refused", "--format", "json"
+    )
+    assert code == EXIT_INVALID and [f["check"] for f in json.loads(out)["findings"]] == ["probe-http-status"]
+
+
+def test_identical_findings_are_grouped_with_their_count_and_first_cases(
+    broken_server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = {f"null-{n}": planted("null") for n in range(7)} | {"kind": planted("kind")}
+    path = write_cases(tmp_path / "cases.jsonl", cases)
+    code, out, _ = run_probe(capsys, broken_server, "--cases", str(path), "--format", "json")
+    report = json.loads(out)
+    assert code == EXIT_INVALID and len(report["findings"]) == 8
+    groups = [(g["rule"], g["count"], g["cases"]) for g in report["groups"]]
+    assert groups == [
+        ("reward-type", 7, [f"null-{n}" for n in range(5)]),
+        ("failure-kind-format", 1, ["kind"]),
+    ]
+    code, out, _ = run_probe(capsys, broken_server, "--cases", str(path))
+    lines = out.splitlines()
+    assert lines[0] == (
+        "7 cases (null-0, null-1, null-2, null-3, null-4 and 2 more): error [reward-type] /reward: null is not of "
+        'type "number"'
+    )
+    assert lines[1].startswith("kind: error [failure-kind-format] /failure_kind:")
+    assert "8 cases, 8 requests" in lines[2]
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--timeout", "nan"), ("--timeout", "inf"), ("--max-reply-bytes", str(2**64)), ("--n", "0")]
+)
+def test_number_options_are_range_checked(
+    option: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_cases(tmp_path / "cases.jsonl", {"fine": planted("fine")})
+    with pytest.raises(SystemExit) as stop:
+        main(["probe", "http://127.0.0.1:9", "--cases", str(path), option, value])
+    err = capsys.readouterr().err
+    assert stop.value.code == EXIT_USAGE and f"argument {option}: {value!r} must be greater than 0" in err
+    assert "Traceback" not in err

@@ -8,7 +8,9 @@ Pure ASGI (any framework: FastAPI, Starlette, a bare app), no dependency beyond 
 In ``observe`` mode the client receives exactly what the app sent (each body chunk forwarded as it comes,
 headers untouched); a copy of the body (up to ``max_body`` bytes) is judged by the probe's checks after the
 last chunk has gone out. Findings are counted (``stats()``, and Prometheus counters when a registry is
-given) and logged at most once per ``log_interval`` seconds, messages capped. In ``enforce`` mode the reply
+given) and logged at most once per ``log_interval`` seconds, messages capped; a reply with findings is
+judged again with the request's secrets redacted (``redact``, as the probe does), so a log line never
+quotes a secret the reply echoed. In ``enforce`` mode the reply
 is held until it is complete (up to ``max_body`` bytes; a longer one goes out unjudged) and a breaking one
 is replaced by a 500 ``application/problem+json`` body.
 """
@@ -28,6 +30,7 @@ from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
     DEFAULT_CHECKS,
+    MAX_REPLY_BYTES,
     Reply,
     breaking,
     cap,
@@ -35,6 +38,7 @@ from verify_contract.probe._checks import (
     problem_details,
     wire_profile,
 )
+from verify_contract.probe._redact import SECRET_NAMES, Redactor
 
 if TYPE_CHECKING:
     from verify_contract.budget import FailureBudget
@@ -89,6 +93,8 @@ class VerifyContractMiddleware:
     ``verify_contract_middleware_findings_total`` in. ``budget``: a ``verify_contract.budget.FailureBudget``
     fed every judged reply (SPEC 11: masked, or failed when it breaks the contract); its warnings and breaches
     are logged as they happen, and ``stats()["budget"]`` is its summary. It parses each judged reply once more.
+    ``redact``: request members (shell patterns, any case) whose values a finding must never quote (the
+    probe's ``SECRET_NAMES`` by default); a copy of the request body (up to ``max_body``) is kept for it.
     """
 
     def __init__(
@@ -101,12 +107,13 @@ class VerifyContractMiddleware:
         version: str = LATEST_VERSION,
         profile: Profile | None = None,
         checks: tuple[str, ...] = DEFAULT_CHECKS,
-        max_body: int = 16 * 1024 * 1024,
+        max_body: int = MAX_REPLY_BYTES,
         log_interval: float = 10.0,
         registry: Any = None,
         budget: FailureBudget | None = None,
         seed: int | None = None,
         logger: logging.Logger = LOGGER,
+        redact: tuple[str, ...] = SECRET_NAMES,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
@@ -120,6 +127,7 @@ class VerifyContractMiddleware:
         self.profile = profile or wire_profile(version)
         self.checks = tuple(check for check in checks if check != "probe-determinism")
         self.max_body = max_body
+        self.redact = redact
         self.log_interval = log_interval
         self.logger = logger
         self._random = random.Random(seed)
@@ -151,12 +159,20 @@ class VerifyContractMiddleware:
             self._count("unsampled")
             await self.app(scope, receive, send)
             return
-        if self.mode == "observe":
-            await self._observe(scope, receive, send)
-        else:
-            await self._enforce(scope, receive, send)
+        request = _RequestCopy(self.max_body)
 
-    async def _observe(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def copying_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                request.add(message.get("body", b""))
+            return message
+
+        if self.mode == "observe":
+            await self._observe(scope, copying_receive, send, request)
+        else:
+            await self._enforce(scope, copying_receive, send, request)
+
+    async def _observe(self, scope: Scope, receive: Receive, send: Send, request: _RequestCopy) -> None:
         started = time.perf_counter()
         status: int | None = None
         content_type = ""
@@ -179,11 +195,11 @@ class VerifyContractMiddleware:
                         self._count("too_large")
                         return
                     reply = Reply(status, content_type, b"".join(chunks), time.perf_counter() - started)
-                    self._judge(reply)
+                    self._judge(reply, request)
 
         await self.app(scope, receive, observing_send)
 
-    async def _enforce(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _enforce(self, scope: Scope, receive: Receive, send: Send, request: _RequestCopy) -> None:
         started = time.perf_counter()
         held: list[Message] = []
         start: Message | None = None
@@ -212,7 +228,7 @@ class VerifyContractMiddleware:
                 return
             body = b"".join(part.get("body", b"") for part in held)
             content_type = _header(start.get("headers", ()), b"content-type")
-            findings = self._judge(Reply(start["status"], content_type, body, time.perf_counter() - started))
+            findings = self._judge(Reply(start["status"], content_type, body, time.perf_counter() - started), request)
             if breaking(findings):
                 self._count("replaced")
                 problem = json.dumps(problem_details(findings)).encode("utf-8")
@@ -226,11 +242,21 @@ class VerifyContractMiddleware:
 
         await self.app(scope, receive, holding_send)
 
-    def _judge(self, reply: Reply) -> list[Finding]:
+    def _judge(self, reply: Reply, request: _RequestCopy) -> list[Finding]:
         try:
             judged = judge_reply(
                 reply, version=self.version, profile=self.profile, checks=self.checks, need_values=False
             )
+            if judged.findings:  # a clean reply (the usual one) costs no parse of its request
+                redactor = Redactor.for_request(request.document(), self.redact)
+                if redactor:
+                    judged = judge_reply(
+                        redactor.reply(reply),
+                        version=self.version,
+                        profile=self.profile,
+                        checks=self.checks,
+                        need_values=False,
+                    )
         except Exception:  # the server's reply must never fail because its judge did
             self.logger.exception("verify-contract middleware: judging a reply failed")
             return []
@@ -282,6 +308,30 @@ class VerifyContractMiddleware:
         more = f" (+{len(findings) - 3} more)" if len(findings) > 3 else ""
         held_back = f"; {suppressed} replies with findings not logged since the last line" if suppressed else ""
         self.logger.warning("verify-contract: a %s reply has findings: %s%s%s", self.path, shown, more, held_back)
+
+
+class _RequestCopy:
+    """The request body as the app read it, up to a bound: the secrets a finding must not quote are in it."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def add(self, part: bytes) -> None:
+        self._size += len(part)
+        if self._size <= self._limit:
+            self._parts.append(part)
+        else:
+            self._parts.clear()  # over the bound: no copy is kept, and nothing is known to redact
+
+    def document(self) -> Any:
+        if not self._parts:
+            return None
+        try:
+            return json.loads(b"".join(self._parts))
+        except (ValueError, RecursionError):
+            return None
 
 
 def _header(headers: Any, name: bytes) -> str:

@@ -8,3 +8,6 @@ EXIT_BUDGET = 3
 ``EXIT_INVALID`` (the report lists both): a breached budget means stop the run and look."""
 EXIT_UNREACHABLE = 4
 """``probe``: the server could not be reached (no request got an HTTP reply), which is not a contract break."""
+EXIT_REFUSED = 5
+"""``probe``: the server refused requests (4xx, ``probe-request-refused``) and no reply broke the contract:
+the cases are wrong for this server (the input's problem), which is neither a contract break nor usage."""

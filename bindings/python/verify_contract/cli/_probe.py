@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, EXIT_UNREACHABLE, EXIT_USAGE
 from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
 
 DEFAULT_PATH = "/verify"
@@ -39,16 +39,20 @@ def _id_list(text: str, known: tuple[str, ...], option: str) -> tuple[str, ...]:
 
 
 def selected_checks(args: argparse.Namespace) -> tuple[str, ...]:
+    """The checks asked for. ``all`` means every check that can run: the probe skips, and reports, one that
+    cannot (``probe-latency`` without ``--max-latency``); naming such a check is a usage error."""
     from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
+    from verify_contract.probe._checks import runnable_checks
 
     chosen = _id_list(args.checks, CHECK_IDS, "--checks") if args.checks else DEFAULT_CHECKS
     if args.max_latency is not None and not args.checks and "probe-latency" not in chosen:
         chosen = (*chosen, "probe-latency")  # a latency bound asks for its check
     excluded = _id_list(args.exclude_checks, CHECK_IDS, "--exclude-checks") if args.exclude_checks else ()
     chosen = tuple(name for name in CHECK_IDS if name in chosen and name not in excluded)
-    if "probe-latency" in chosen and args.max_latency is None:
+    named = args.checks is not None and args.checks.strip() != "all"
+    if named and "probe-latency" in chosen and args.max_latency is None:
         raise UsageError("probe-latency needs --max-latency SECONDS")
-    if not chosen:
+    if not runnable_checks(chosen, args.max_latency)[0]:
         raise UsageError("no check left to run (--checks and --exclude-checks)")
     return chosen
 
@@ -59,8 +63,8 @@ def _positive(kind: type[int] | type[float]) -> Any:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        if not 0 < value <= sys.maxsize:  # NaN too; the largest a count or a deadline can be (Py_ssize_t)
+            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0 and at most {sys.maxsize}")
         return value
 
     return parse
@@ -73,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print("verify-contract probe: needs httpx: pip install 'verify-contract[probe]'", file=sys.stderr)
         return EXIT_USAGE
     from verify_contract.probe import CaseError, Settings, file_cases, format_report, probe, replay_cases
+    from verify_contract.probe._redact import SECRET_NAMES
 
     try:
         endpoint = endpoint_of(args.url, args.path)
@@ -96,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         timeout=args.timeout,
         max_requests=args.max_requests,
+        max_reply_bytes=args.max_reply_bytes,
+        redact=(*SECRET_NAMES, *args.redact),
         warnings_as_errors=args.warnings_as_errors,
     )
     report = probe(endpoint, cases, settings)
@@ -112,11 +119,21 @@ def run(args: argparse.Namespace) -> int:
         first = report.findings[0].message if report.findings else "no reply"
         print(f"verify-contract probe: {endpoint} could not be reached ({first})", file=sys.stderr)
         return EXIT_UNREACHABLE
-    return EXIT_OK if report.ok else EXIT_INVALID
+    if not report.ok:
+        return EXIT_INVALID
+    if report.refused_cases:
+        print(
+            f"verify-contract probe: the server refused {report.refused_cases:,} of the requests "
+            "(probe-request-refused): the cases do not fit this server",
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
+    return EXIT_OK
 
 
 def register(commands: Any) -> None:
-    from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS
+    from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS, MAX_REPLY_BYTES
+    from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES
     from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: it imports httpx
 
     checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)
@@ -124,9 +141,17 @@ def register(commands: Any) -> None:
         "probe",
         help="send verify requests to a running resource server and judge each reply",
         description="Posts verify requests (from --replay or --cases) to a running server and judges each "
-        f"reply by named checks ({checks_help}). Exit codes: {EXIT_OK} every reply follows the contract, "
-        f"{EXIT_INVALID} a reply breaks it (or warns, with --warnings-as-errors), {EXIT_USAGE} usage or input "
-        f"error, {EXIT_UNREACHABLE} the server could not be reached (no request got an HTTP reply).",
+        f"reply by named checks ({checks_help}). Bounds: at most --max-requests requests in all (a case checked "
+        "for determinism costs two; a request is sent again, at most twice and counted, only when its "
+        "connection dropped before any byte of the reply), --timeout for each whole request (resends and the "
+        f"whole body included), --max-reply-bytes of a body after decompression ({MAX_REPLY_BYTES:,} by "
+        "default): a reply cut, late or too large is a probe-http-status finding of its case. Request members "
+        f"named like {', '.join(SECRET_NAMES)} (any case; --redact adds names) have their values "
+        f"({MIN_SECRET_LENGTH} characters or more) replaced by {REDACTED} wherever a reply quotes them. "
+        f"Exit codes: {EXIT_OK} every reply follows the contract, {EXIT_INVALID} a reply breaks it (or warns, "
+        f"with --warnings-as-errors), {EXIT_USAGE} usage or input error, {EXIT_UNREACHABLE} the server could "
+        f"not be reached (no request got an HTTP reply), {EXIT_REFUSED} the server refused requests (4xx: the "
+        "cases do not fit it) and no reply broke the contract.",
     )
     probe.add_argument("url", metavar="URL", help="the server (http or https), e.g. http://127.0.0.1:8000")
     probe.add_argument(
@@ -136,14 +161,18 @@ def register(commands: Any) -> None:
     source.add_argument(
         "--replay",
         metavar="ROLLOUTS.jsonl",
-        help="Gym rollout rows (JSON Lines, gzip too): each row without its reply fields is a verify request",
+        help="Gym rollout rows (JSON Lines, gzip too): each row without its reply fields is a verify request; "
+        "read as sent, never held",
     )
     source.add_argument(
         "--cases",
         metavar="FILE",
-        help='JSON Lines of {"id": NAME, "request": {...}} (id optional): each request is posted as is',
+        help='JSON Lines of {"id": NAME, "request": {...}} (id optional): each request is posted as is; read as '
+        "sent, never held",
     )
-    probe.add_argument("--n", type=_positive(int), metavar="N", help="replay N rows drawn at random (with --seed)")
+    probe.add_argument(
+        "--n", type=_positive(int), metavar="N", help="replay N rows drawn at random (reservoir sampling, --seed)"
+    )
     probe.add_argument("--seed", type=int, default=0, help="the seed of --n's draw (default: %(default)s)")
     probe.add_argument(
         "--profile",
@@ -158,7 +187,8 @@ def register(commands: Any) -> None:
     probe.add_argument(
         "--checks",
         metavar="IDS",
-        help=f"comma-separated check ids to run, or all (default: {','.join(DEFAULT_CHECKS)})",
+        help=f"comma-separated check ids to run, or all: every check that can run, the others reported as "
+        f"skipped with the reason (default: {','.join(DEFAULT_CHECKS)})",
     )
     probe.add_argument("--exclude-checks", metavar="IDS", help="comma-separated check ids not to run")
     probe.add_argument(
@@ -168,19 +198,45 @@ def register(commands: Any) -> None:
         "--concurrency", type=_positive(int), default=4, metavar="N", help="requests at once (default: %(default)s)"
     )
     probe.add_argument(
-        "--timeout", type=_positive(float), default=30.0, metavar="SECONDS", help="per request (default: %(default)s)"
+        "--timeout",
+        type=_positive(float),
+        default=30.0,
+        metavar="SECONDS",
+        help="deadline of each whole request: connecting, sending, resends and reading the reply "
+        "(default: %(default)s)",
     )
     probe.add_argument(
         "--max-requests",
         type=_positive(int),
         default=DEFAULT_MAX_REQUESTS,
         metavar="N",
-        help="send at most N requests; the cases beyond are counted as left out (default: %(default)s)",
+        help="send at most N requests, resends included; the cases beyond are counted as left out "
+        "(default: %(default)s)",
+    )
+    probe.add_argument(
+        "--max-reply-bytes",
+        type=_positive(int),
+        default=MAX_REPLY_BYTES,
+        metavar="N",
+        help="read at most N bytes of a reply body, after decompression; a longer reply is a finding "
+        "(default: %(default)s)",
+    )
+    probe.add_argument(
+        "--redact",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"also redact the values of request members named NAME (a shell pattern, any case), besides "
+        f"{', '.join(SECRET_NAMES)}; repeatable",
     )
     probe.add_argument("--format", choices=("text", "json", "junit"), default="text")
     probe.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     probe.add_argument(
-        "--max-findings", type=_positive(int), default=100, metavar="N", help="text: list at most N findings"
+        "--max-findings",
+        type=_positive(int),
+        default=100,
+        metavar="N",
+        help="text: list at most N findings (identical ones grouped count as one)",
     )
     probe.add_argument("--warnings-as-errors", action="store_true", help="exit 1 on warnings too (strict CI)")
     probe.set_defaults(handler=run)

@@ -87,6 +87,7 @@ def assert_conforms(
     that disagree, break ``producer-legacy-mirror`` (a MUST, so they fail although the document is
     valid); unregistered and deprecated kinds are SHOULD-level and fail only with ``warnings_as_errors``.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line and the report, not this function
     document, findings = _document(document_or_model)
     if not findings:
         findings = validate(document, version, profile).findings

@@ -11,7 +11,8 @@ Fixtures (profile and version come from the ``verify_contract`` marker, else cor
   (see ``verify_contract.conformance.consumer``).
 - ``probe_verify_app``: ``probe_verify_app(app, [request, ...])`` posts each verify request to an ASGI app
   in process (httpx's ASGITransport, no server) and judges every reply by ``verify-contract probe``'s
-  checks; it fails the test with the probe's report when a reply breaks the contract, else returns the
+  checks; it fails the test with the probe's report (and no plugin code in the traceback) when a reply
+  breaks the contract or the app refuses a request (a 4xx: the test's input is wrong), else returns the
   ``ProbeReport``. The profile is the marker's when it names one, else gym (a server's wire format);
   ``checks=``, ``max_latency=``, ``path=`` and ``warnings_as_errors=`` as the command's options. Needs httpx.
 - ``contract_vectors``: the vectors of the marker's version and profile that hold a document;
@@ -80,6 +81,7 @@ def assert_conforms(request: pytest.FixtureRequest) -> Callable[..., None]:
     profile, version = _settings(request)
 
     def check(document_or_model: Any, **overrides: Any) -> None:
+        __tracebackhide__ = True  # a failure shows the test's line and the report, not the plugin's code
         _assert_conforms(
             document_or_model,
             overrides.pop("profile", profile),
@@ -95,6 +97,7 @@ def assert_producer_conforms(request: pytest.FixtureRequest) -> Callable[..., No
     profile, version = _settings(request)
 
     def check(model: Any, **overrides: Any) -> None:
+        __tracebackhide__ = True  # a failure shows the test's line and the report, not the plugin's code
         report = check_producer(model, overrides.get("profile", profile), overrides.get("version", version))
         if not report.ok:
             raise ConformanceError(report.format_text())
@@ -113,6 +116,7 @@ def assert_consumer_conforms(request: pytest.FixtureRequest) -> Callable[..., No
         takes: Takes = "document",
         **overrides: Any,
     ) -> None:
+        __tracebackhide__ = True  # a failure shows the test's line and the report, not the plugin's code
         report = check_consumer(
             read,
             reads,
@@ -142,6 +146,7 @@ def probe_verify_app(request: pytest.FixtureRequest) -> Callable[..., Any]:
         path: str = "/verify",
         warnings_as_errors: bool = False,
     ) -> Any:
+        __tracebackhide__ = True  # a failure shows the test's line and the report, not the plugin's code
         # httpx is imported here, not with the plugin, which every downstream test session loads.
         from verify_contract.probe import DEFAULT_CHECKS, Case, Settings, format_report, probe_app
 
@@ -156,7 +161,7 @@ def probe_verify_app(request: pytest.FixtureRequest) -> Callable[..., Any]:
         )
         cases = [Case(f"request {index}", dict(body)) for index, body in enumerate(requests)]
         report = probe_app(app, cases, settings, path)
-        if not report.ok:
+        if not report.ok or report.refused_cases:  # a refused request: the test's own input is wrong
             raise ConformanceError(format_report(report, "text"))
         return report
 

@@ -6,7 +6,8 @@ Public API::
 
 ``probe(url, cases, settings)`` posts each case to a running server and judges every reply by the selected
 checks (``CHECKS``: stable ids such as ``probe-http-status`` and ``probe-contract``, SPEC section 4.4);
-``probe_app(app, ...)`` does the same to an ASGI app in process. Needs httpx (the ``probe`` extra).
+``probe_app(app, ...)`` does the same to an ASGI app in process. ``cases`` is a list of ``Case`` or a
+``CaseFile`` (``file_cases``, ``replay_cases``: read as sent, never held). Needs httpx (the ``probe`` extra).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
     from verify_contract.probe._checks import CHECK_IDS, CHECKS, DEFAULT_CHECKS, Check, judge_reply
     from verify_contract.probe._report import FORMATS, format_report, report_data
-    from verify_contract.probe._requests import Case, CaseError, file_cases, replay_cases
+    from verify_contract.probe._requests import Case, CaseError, CaseFile, file_cases, replay_cases
     from verify_contract.probe._runner import ProbeReport, Settings, probe, probe_app, probe_app_async, probe_with
 __all__ = [
     "CHECKS",
@@ -28,6 +29,7 @@ __all__ = [
     "FORMATS",
     "Case",
     "CaseError",
+    "CaseFile",
     "Check",
     "ProbeReport",
     "Settings",
@@ -46,7 +48,7 @@ __all__ = [
 _SOURCES = {
     **dict.fromkeys(("CHECK_IDS", "CHECKS", "DEFAULT_CHECKS", "Check", "judge_reply"), "_checks"),
     **dict.fromkeys(("FORMATS", "format_report", "report_data"), "_report"),
-    **dict.fromkeys(("Case", "CaseError", "file_cases", "replay_cases"), "_requests"),
+    **dict.fromkeys(("Case", "CaseError", "CaseFile", "file_cases", "replay_cases"), "_requests"),
     **dict.fromkeys(("ProbeReport", "Settings", "probe", "probe_app", "probe_app_async", "probe_with"), "_runner"),
 }
 

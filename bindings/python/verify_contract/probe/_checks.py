@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -33,20 +33,61 @@ class Check:
     summary: str
     default: bool
     """Run unless ``--checks`` names others (determinism and latency are asked for)."""
+    role: str | None = None
+    """The contract role (``schema/contract.yaml``) whose value the check judges: a contract finding on that
+    value (a rule the model ties to the role or to its pointer) is the same defect, and the check's own
+    finding is folded into it (``fold_repeats``)."""
+    blames_request: bool = False
+    """A finding of this check is the input's problem, not the server's: it breaks no contract and has its
+    own exit code."""
 
+
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+"""The most of a reply body the probe reads, after decompression, and the middleware holds (16 MiB): a
+verify reply is a few kilobytes, and a larger one (an endless stream, a gzip bomb) is cut there."""
 
 CHECKS: tuple[Check, ...] = (
-    Check("probe-http-status", "the server answers 200 (a reply that never came is reported here too)", True),
+    Check(
+        "probe-http-status",
+        "the server answers 200 with the whole reply, within --timeout and the size cap (a reply that never "
+        "came, was cut or was too large is reported here too)",
+        True,
+    ),
+    Check(
+        "probe-request-refused",
+        "a 4xx reply (but 408 and 429): the server refused the request, the input's problem, not a contract break",
+        True,
+        blames_request=True,
+    ),
     Check("probe-content-type", "the reply is declared application/json (or a +json type)", True),
     Check("probe-contract", "the reply is valid for the profile and version; findings keep their rule ids", True),
-    Check("probe-failure-kind", "the failure kind is well formed and registered or namespaced, not deprecated", True),
-    Check("probe-mask-agree", "the legacy mask, when written, is mirrored by the top-level mask (SPEC 4.1.5)", True),
-    Check("probe-reward-finite", "the reward is a finite number (not null, NaN, Infinity or an overflow)", True),
+    Check(
+        "probe-failure-kind",
+        "the failure kind is well formed and registered or namespaced, not deprecated",
+        True,
+        role="failure_kind",
+    ),
+    Check(
+        "probe-mask-agree",
+        "the legacy mask, when written, is mirrored by the top-level mask (SPEC 4.1.5)",
+        True,
+        role="legacy_mask",
+    ),
+    Check(
+        "probe-reward-finite",
+        "the reward is a finite number (not null, NaN, Infinity or an overflow)",
+        True,
+        role="reward",
+    ),
     Check("probe-determinism", "the same request twice gives the same reward and mask (opt-in)", False),
     Check("probe-latency", "the reply comes within --max-latency seconds (opt-in: set --max-latency)", False),
 )
 CHECK_IDS: tuple[str, ...] = tuple(check.id for check in CHECKS)
 DEFAULT_CHECKS: tuple[str, ...] = tuple(check.id for check in CHECKS if check.default)
+REQUEST_CHECKS: frozenset[str] = frozenset(check.id for check in CHECKS if check.blames_request)
+_BY_ID = {check.id: check for check in CHECKS}
+_TRANSIENT_STATUSES = frozenset({408, 429})
+"""4xx statuses that speak of the server's state (a request timeout, too many requests), not of the request."""
 CHECK_CONTEXT = "check"
 """The context key naming the check that found a finding (a ``probe-contract`` finding's rule is the contract's)."""
 
@@ -108,6 +149,9 @@ class Reply:
     body: bytes
     latency: float
     error: str = ""
+    cut: str = ""
+    """Why ``body`` is not the whole reply (the connection dropped, the deadline passed, the size cap was
+    reached), or empty when it is."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +164,11 @@ class Judged:
     reward: Any
     mask: bool | None
     failure_kind: Any
+
+
+def refused_by_request(status: int | None) -> bool:
+    """Whether a status says the server refused the request itself (4xx, but timeouts and rate limits)."""
+    return status is not None and 400 <= status < 500 and status not in _TRANSIENT_STATUSES
 
 
 def judge_reply(
@@ -138,10 +187,11 @@ def judge_reply(
     returned ``Judged`` holds no values."""
     found: list[Finding] = []
     selected = set(checks)
+    nothing = Judged((), ABSENT, ABSENT, None, ABSENT)
     if reply.status is None:
         if "probe-http-status" in selected:
             found.append(_finding("probe-http-status", Severity.ERROR, f"no reply: {reply.error}", status=None))
-        return Judged(tuple(found), ABSENT, ABSENT, None, ABSENT)
+        return replace(nothing, findings=tuple(found))
     if "probe-latency" in selected and max_latency is not None and reply.latency > max_latency:
         found.append(
             _finding(
@@ -151,6 +201,13 @@ def judge_reply(
                 latency_ms=round(reply.latency * 1000, 3),
             )
         )
+    if refused_by_request(reply.status) and "probe-request-refused" in selected:
+        message = (
+            f"the server refused the request with status {reply.status} (the input's problem, not the "
+            f"server's): {cap(reply.body.decode('utf-8', 'replace'), 80)!r}"
+        )
+        found.append(_finding("probe-request-refused", Severity.ERROR, message, status=reply.status))
+        return replace(nothing, findings=tuple(found))
     if reply.status != 200:
         if "probe-http-status" in selected:
             found.append(
@@ -161,38 +218,99 @@ def judge_reply(
                     status=reply.status,
                 )
             )
-        return Judged(tuple(found), ABSENT, ABSENT, None, ABSENT)
+        return replace(nothing, findings=tuple(found))
+    if reply.cut:
+        # A part of a body judged as a whole would only repeat the cut as a syntax error.
+        if "probe-http-status" in selected:
+            message = f"status 200 but the reply is incomplete: {reply.cut} ({len(reply.body):,} bytes read)"
+            found.append(_finding("probe-http-status", Severity.ERROR, message, status=reply.status))
+        return replace(nothing, findings=tuple(found))
     if "probe-content-type" in selected and not _is_json_type(reply.content_type):
         shown = reply.content_type or "no content-type"
         found.append(
             _finding("probe-content-type", Severity.ERROR, f"{shown!r} is not a JSON media type (application/json)")
         )
     if not need_values and _proved_clean(reply.body, version, profile):
-        return Judged(tuple(found), ABSENT, ABSENT, None, ABSENT)
+        return replace(nothing, findings=tuple(found))
     parsed = parse_json(reply.body)
     document = parsed.document if parsed.ok else _lenient_document(reply.body)
+    contract_findings: list[Finding] = []
     if "probe-contract" in selected:
         if parsed.finding is not None:
-            contract_findings = [parsed.finding]
+            judged_contract = [parsed.finding]
         else:
-            contract_findings = validate(document, version, profile).findings
-        for item in contract_findings:
-            context = {CHECK_CONTEXT: "probe-contract"}
-            found.append(Finding(item.rule, item.severity, cap(item.message), item.pointer, context=context))
+            judged_contract = validate(document, version, profile).findings
+        context = {CHECK_CONTEXT: "probe-contract"}
+        contract_findings = [
+            Finding(item.rule, item.severity, cap(item.message), item.pointer, context=context)
+            for item in judged_contract
+        ]
     model = contract_model(version)
     roles = {name: model.role(name) for name in ("reward", "mask", "legacy_mask", "failure_kind")}
     values = {
         name: (value_at(document, field.path) if field is not None and isinstance(document, dict) else ABSENT)
         for name, field in roles.items()
     }
+    own: list[Finding] = []
     if "probe-reward-finite" in selected and isinstance(document, dict) and roles["reward"] is not None:
-        found.extend(_reward_findings(values["reward"], roles["reward"].pointer, parsed.ok))
+        own.extend(_reward_findings(values["reward"], roles["reward"].pointer, parsed.ok))
     if "probe-failure-kind" in selected:
-        found.extend(_kind_findings(values["failure_kind"], model))
+        own.extend(_kind_findings(values["failure_kind"], model))
     if "probe-mask-agree" in selected and roles["mask"] is not None and roles["legacy_mask"] is not None:
-        found.extend(_mask_findings(values["mask"], values["legacy_mask"], roles["mask"].name))
+        own.extend(_mask_findings(values["mask"], values["legacy_mask"], roles["mask"].name))
+    found.extend(fold_repeats(contract_findings, own, model, strict=parsed.ok))
     mask = _effective(values["mask"], values["legacy_mask"])
     return Judged(tuple(found), document, values["reward"], mask, values["failure_kind"])
+
+
+READ_CONTEXT, LENIENT_READ = "read", "lenient"
+"""A probe finding on a value only a lenient read of the text gives (a NaN token, an overflowing integer)
+says so in its context: the contract check's text rule refused that very value."""
+FOLDED_CONTEXT = "also_found_by"
+"""The context key listing the probe checks whose finding was folded into a contract finding."""
+
+
+def _rules_of_role(model: ResolvedModel, role: str) -> frozenset[str]:
+    """The rules the model ties to a role's value: by ``role``, or by a ``where`` pointer at the role's field."""
+    field = model.role(role)
+    pointer = field.pointer if field is not None else None
+    return frozenset(
+        rule["id"]
+        for rule in model.rules
+        if rule.get("role") == role or any(where.get("pointer") == pointer for where in rule.get("where", ()))
+    )
+
+
+def fold_repeats(
+    contract: Sequence[Finding], own: Sequence[Finding], model: ResolvedModel, *, strict: bool
+) -> list[Finding]:
+    """One finding per defect: a probe check's finding on a value the contract check already found at fault
+    is folded into that contract finding, which keeps its rule id and message, takes the stricter of the two
+    severities (the probe holds a producer to SPEC 4.1's MUSTs: a divergent legacy mask breaks 4.1.5 though
+    the rule, a reader's view, warns) and lists the folded check under ``also_found_by``. When the text broke
+    JSON's rules (a NaN token, an overflowing number), the body checks judged a lenient read of it: their
+    findings repeat the text rule's, and are folded into it."""
+    merged = list(contract)
+    kept: list[Finding] = []
+    for item in own:
+        check = _BY_ID[check_of(item)]
+        related = _rules_of_role(model, check.role) if check.role else frozenset()
+        target = next(
+            (
+                index
+                for index, found in enumerate(merged)
+                if found.rule in related or (not strict and item.context.get(READ_CONTEXT) == LENIENT_READ)
+            ),
+            None,
+        )
+        if target is None:
+            kept.append(item)
+            continue
+        host = merged[target]
+        severity = max(host.severity, item.severity, key=lambda level: level.rank)
+        folded = [*host.context.get(FOLDED_CONTEXT, ()), check.id]
+        merged[target] = host.replace(severity=severity, context={**host.context, FOLDED_CONTEXT: folded})
+    return [*merged, *kept]
 
 
 def _proved_clean(body: bytes, version: str, profile: Profile) -> bool:
@@ -224,7 +342,9 @@ def _reward_findings(reward: Any, pointer: str, strict: bool) -> list[Finding]:
         message = f"{pointer} is an integer beyond binary64: it overflows to infinity"
     else:
         return []
-    return [_finding("probe-reward-finite", Severity.ERROR, message, pointer)]
+    if strict:
+        return [_finding("probe-reward-finite", Severity.ERROR, message, pointer)]
+    return [_finding("probe-reward-finite", Severity.ERROR, message, pointer, **{READ_CONTEXT: LENIENT_READ})]
 
 
 def _overflows(number: int) -> bool:
@@ -305,9 +425,23 @@ def _shown(value: Any) -> str:
 
 
 def breaking(findings: Sequence[Finding], warnings_as_errors: bool = False) -> bool:
-    """Whether any finding breaks the contract (an error; a warning too when asked)."""
+    """Whether any finding breaks the contract (an error; a warning too when asked). A refused request is
+    the input's problem (``probe-request-refused``), never a contract break."""
     bar = Severity.WARNING if warnings_as_errors else Severity.ERROR
-    return any(f.severity.rank >= bar.rank for f in findings)
+    return any(f.severity.rank >= bar.rank and check_of(f) not in REQUEST_CHECKS for f in findings)
+
+
+def refused(findings: Sequence[Finding]) -> bool:
+    """Whether the server refused the request (a finding of a check that blames the request)."""
+    return any(check_of(f) in REQUEST_CHECKS for f in findings)
+
+
+def runnable_checks(checks: Sequence[str], max_latency: float | None) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The checks of ``checks`` that can run with these settings, in table order, and why each other one
+    cannot (``--checks all`` runs every check that can run and says which it skipped)."""
+    skipped = {"probe-latency": "needs a bound: --max-latency SECONDS"} if max_latency is None else {}
+    chosen = tuple(check for check in CHECK_IDS if check in checks and check not in skipped)
+    return chosen, {check: reason for check, reason in skipped.items() if check in checks}
 
 
 def check_of(item: Finding) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,34 +60,74 @@ def _object(path: Path, number: int, line: str) -> dict[str, Any]:
     return value
 
 
-def replay_cases(path: Path, version: str, sample: int | None = None, seed: int = 0) -> list[Case]:
+class CaseFile:
+    """The cases of a replay or cases file, read line by line as they are sent: never held whole.
+
+    ``len()`` reads the file once first, checking every line (a bad line is a ``CaseError`` before any
+    request is sent) and, for a sample, drawing the line numbers (reservoir sampling with ``seed``, so
+    memory holds the sample's numbers only); iterating reads it again, parsing only the lines sent."""
+
+    def __init__(self, path: Path, parse: Callable[[int, str], Case], sample: int | None = None, seed: int = 0):
+        self.path = path
+        self._parse = parse
+        self._sample = sample
+        self._seed = seed
+        self._count: int | None = None
+        self._drawn: frozenset[int] | None = None
+
+    def _scan(self) -> int:
+        if self._count is None:
+            rng = random.Random(self._seed)
+            drawn: list[int] = []
+            seen = 0
+            for number, line in _lines(self.path):
+                self._parse(number, line)
+                seen += 1
+                if self._sample is None:
+                    continue
+                if len(drawn) < self._sample:
+                    drawn.append(number)
+                else:
+                    slot = rng.randrange(seen)
+                    if slot < self._sample:
+                        drawn[slot] = number
+            self._count = seen if self._sample is None else len(drawn)
+            self._drawn = None if self._sample is None else frozenset(drawn)
+        return self._count
+
+    def __len__(self) -> int:
+        return self._scan()
+
+    def __iter__(self) -> Iterator[Case]:
+        left = self._scan()
+        for number, line in _lines(self.path):
+            if left == 0:
+                return  # the sample's last line is read: the rest of the file need not be
+            if self._drawn is None or number in self._drawn:
+                left -= 1
+                yield self._parse(number, line)
+
+
+def replay_cases(path: Path, version: str, sample: int | None = None, seed: int = 0) -> CaseFile:
     """The verify requests of a rollout file, in file order; ``sample`` draws that many rows uniformly
-    (reservoir sampling with ``seed``, so a large file is read once and never held)."""
+    (reservoir sampling with ``seed``, so a large file is read, never held)."""
     answered = set(reply_fields(version))
     needed = request_fields(version)
-    rng = random.Random(seed)
-    kept: list[tuple[int, str]] = []
-    for seen, (number, line) in enumerate(_lines(path), 1):
-        if sample is None or len(kept) < sample:
-            kept.append((number, line))
-        else:
-            slot = rng.randrange(seen)
-            if slot < sample:
-                kept[slot] = (number, line)
-    cases = []
-    for number, line in sorted(kept):
+
+    def parse(number: int, line: str) -> Case:
         row = _object(path, number, line)
         missing = [name for name in needed if name not in row]
         if missing:
             raise CaseError(f"{path}:{number}: a rollout row needs {', '.join(missing)} (the verify request)")
-        cases.append(Case(f"{path.name}:{number}", {key: value for key, value in row.items() if key not in answered}))
-    return cases
+        return Case(f"{path.name}:{number}", {key: value for key, value in row.items() if key not in answered})
+
+    return CaseFile(path, parse, sample, seed)
 
 
-def file_cases(path: Path) -> list[Case]:
-    """The cases of a cases file (format in the module's docstring)."""
-    cases = []
-    for number, line in _lines(path):
+def file_cases(path: Path) -> CaseFile:
+    """The cases of a cases file (format in the module's docstring), read as they are sent."""
+
+    def parse(number: int, line: str) -> Case:
         entry = _object(path, number, line)
         unknown = sorted(set(entry) - CASE_KEYS)
         if unknown:
@@ -98,5 +138,6 @@ def file_cases(path: Path) -> list[Case]:
         name = entry.get("id", f"{path.name}:{number}")
         if not isinstance(name, str) or not name:
             raise CaseError(f"{path}:{number}: 'id' must be a non-empty string")
-        cases.append(Case(name, request))
-    return cases
+        return Case(name, request)
+
+    return CaseFile(path, parse)

@@ -6,10 +6,11 @@ import asyncio
 import json
 import math
 import time
+import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -17,6 +18,7 @@ from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
     DEFAULT_CHECKS,
+    MAX_REPLY_BYTES,
     Judged,
     Reply,
     breaking,
@@ -24,11 +26,15 @@ from verify_contract.probe._checks import (
     check_of,
     compare_replies,
     judge_reply,
+    refused,
+    runnable_checks,
 )
+from verify_contract.probe._redact import SECRET_NAMES, Redactor
 from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS, Case
 from verify_contract.reference._semantic import ABSENT
 
 RESENDS = 2
+"""Times a request is sent again at most, and only when its connection dropped before any byte of the reply."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,12 @@ class Settings:
     max_latency: float | None = None
     concurrency: int = 4
     timeout: float = 30.0
+    """Seconds for a whole request: connecting, sending, resends and reading the whole reply."""
     max_requests: int = DEFAULT_MAX_REQUESTS
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    """The most of a reply body read, after decompression; a longer one is that case's finding."""
+    redact: tuple[str, ...] = SECRET_NAMES
+    """Request members (shell patterns, any case) whose values never reach the report (``Redactor``)."""
     warnings_as_errors: bool = False
 
 
@@ -66,9 +77,14 @@ class ProbeReport:
     checks: tuple[str, ...]
     results: list[CaseResult] = field(default_factory=list)
     requests_sent: int = 0
+    """Every request put on the wire: first sends, determinism's repeats and resends."""
+    resent: int = 0
+    """Requests sent again because the connection dropped before any byte of the reply."""
     left_out: int = 0
     """Cases not sent: over ``max_requests``, or after the server refused the first connections."""
     warnings_as_errors: bool = False
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Checks asked for that could not run, each with the reason (``probe-latency`` without a bound)."""
 
     @property
     def findings(self) -> list[Finding]:
@@ -85,7 +101,13 @@ class ProbeReport:
 
     @property
     def ok(self) -> bool:
+        """No reply breaks the contract (a refused request is not a break: ``refused_cases``)."""
         return not breaking(self.findings, self.warnings_as_errors)
+
+    @property
+    def refused_cases(self) -> int:
+        """Cases whose request the server refused (4xx): the input's problem, not the server's."""
+        return sum(1 for result in self.results if refused(result.findings))
 
     def statistics(self) -> dict[str, Any]:
         """Counts at the end of a run: replies, findings by check and by rule, failure kinds, latency."""
@@ -100,10 +122,12 @@ class ProbeReport:
         return {
             "cases": len(self.results),
             "requests": self.requests_sent,
+            "resent": self.resent,
             "replies": self.replies,
-            "unanswered": self.requests_sent - self.replies,
+            "unanswered": self.requests_sent - self.resent - self.replies,
             "left_out": self.left_out,
             "breaking_cases": sum(1 for r in self.results if breaking(r.findings, self.warnings_as_errors)),
+            "refused_cases": self.refused_cases,
             "by_check": dict(sorted(Counter(check_of(item) for item in findings).items())),
             "by_rule": dict(sorted(Counter(item.rule for item in findings).items())),
             "by_severity": dict(sorted(Counter(item.severity.value for item in findings).items())),
@@ -139,24 +163,148 @@ class _Stop:
         self.replied = False
 
 
-async def _post(client: httpx.AsyncClient, endpoint: str, body: bytes) -> httpx.Response:
-    headers = {"content-type": "application/json"}
-    # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after its
-    # 500, and uvicorn then drops the connection) fails the next request sent on it: the request is sent
-    # again, as browsers do, at most RESENDS times (the pool may hold more than one such connection). A
-    # server that drops every connection still gets no reply.
-    for _ in range(RESENDS):
+class _Budget:
+    """The requests left to send (``--max-requests``): a case reserves what it costs when it starts, and a
+    resend takes one more, so first sends, repeats and resends together never pass the bound."""
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+        self.sent = 0
+        self.resent = 0
+
+    def reserve(self, count: int) -> bool:
+        if self.left < count:
+            return False
+        self.left -= count
+        return True
+
+    def release(self, count: int) -> None:
+        self.left += count
+
+
+@dataclass
+class _Exchange:
+    """What one request got so far: filled as it comes, so a deadline that stops it keeps the part read."""
+
+    status: int | None = None
+    content_type: str = ""
+    body: bytearray = field(default_factory=bytearray)
+    error: str = ""
+    cut: str = ""
+
+
+_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+
+
+async def _exchange(
+    client: httpx.AsyncClient, endpoint: str, body: bytes, budget: _Budget, cap_bytes: int, into: _Exchange
+) -> None:
+    headers = {"content-type": "application/json", "accept-encoding": ", ".join(ACCEPTED_ENCODINGS)}
+    for attempt in range(RESENDS + 1):
+        # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after its
+        # 500, and uvicorn then drops the connection) fails the next request sent on it before any byte of a
+        # reply: only then is the request sent again (the server cannot have acted on it twice), at most
+        # RESENDS times, each taken from --max-requests. A reply cut after its headers is never resent: a
+        # request that crashes the server mid-reply is that case's finding, not a reason to post it again.
+        if attempt:
+            if not budget.reserve(1):
+                into.error += "; not sent again: --max-requests is spent"
+                return
+            budget.resent += 1
+        budget.sent += 1
         try:
-            return await client.post(endpoint, content=body, headers=headers)
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-            continue
-    return await client.post(endpoint, content=body, headers=headers)
+            async with client.stream("POST", endpoint, content=body, headers=headers) as answer:
+                into.status = answer.status_code
+                into.content_type = answer.headers.get("content-type", "")
+                await _read_body(answer, cap_bytes, into)
+                return
+        except _DROPPED as error:
+            if into.status is not None:  # closing the reply failed: what was read stands, never resent
+                into.cut = into.cut or f"the connection broke at the end ({type(error).__name__})"
+                return
+            into.error = f"the connection dropped before any byte of the reply ({type(error).__name__})"
+    return
 
 
-async def _send(client: httpx.AsyncClient, endpoint: str, body: bytes, stop: _Stop) -> Reply:
-    started = time.perf_counter()
+ACCEPTED_ENCODINGS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+"""The content codings the probe asks for and inflates itself, by zlib window bits: zlib stops at the size
+cap (``max_length``), where a decoder that inflates whole network chunks (64 KiB of a gzip bomb is 64 MiB)
+would not."""
+
+
+class _Inflater:
+    """A body's content coding undone under a bound; identity passes through."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding.strip().lower()
+        bits = ACCEPTED_ENCODINGS.get(self.encoding)
+        self._zlib = zlib.decompressobj(bits) if bits is not None else None
+        self._raw_deflate = False
+
+    @property
+    def known(self) -> bool:
+        return self.encoding in ("", "identity") or self._zlib is not None
+
+    def inflate(self, data: bytes, limit: int) -> bytes:
+        """At most ``limit`` bytes of what ``data`` inflates to (the rest waits in the inflater)."""
+        if self._zlib is None:
+            return data[:limit]
+        try:
+            return self._zlib.decompress(data, limit)
+        except zlib.error:
+            if self.encoding != "deflate" or self._raw_deflate:
+                raise
+            # "deflate" is sent both zlib-wrapped (RFC 9110) and raw, as browsers also accept
+            self._raw_deflate = True
+            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+            return self._zlib.decompress(data, limit)
+
+    def pending(self) -> bytes:
+        return b"" if self._zlib is None else self._zlib.unconsumed_tail
+
+
+async def _read_body(answer: httpx.Response, cap_bytes: int, into: _Exchange) -> None:
+    """The body, inflated as it streams in, up to ``cap_bytes``: a gzip bomb or an endless stream is cut
+    there and the connection closed, never held whole."""
+    inflater = _Inflater(answer.headers.get("content-encoding", ""))
+    if not inflater.known:
+        into.cut = f"content-encoding {cap(inflater.encoding, 40)!r} was not asked for (accept-encoding: gzip, deflate)"
+        return
     try:
-        answer = await _post(client, endpoint, body)
+        async for raw in answer.aiter_raw():
+            data = raw
+            while data:
+                room = cap_bytes - len(into.body)
+                part = inflater.inflate(data, room + 1)
+                if len(part) > room:
+                    into.body += part[:room]
+                    into.cut = f"longer than the cap of {cap_bytes:,} bytes (after decompression)"
+                    return
+                into.body += part
+                data = inflater.pending()
+    except httpx.HTTPError as error:
+        into.cut = f"the connection broke mid-body ({type(error).__name__}: {cap(str(error), 120)})"
+    except zlib.error as error:
+        into.cut = f"the {inflater.encoding} body does not inflate ({cap(str(error), 80)})"
+
+
+async def _send(
+    client: httpx.AsyncClient, endpoint: str, body: bytes, stop: _Stop, budget: _Budget, settings: Settings
+) -> Reply:
+    """One request, resends included, bounded by ``settings.timeout`` as a whole (connect, send, the whole
+    body): a server dripping a byte a second cannot stretch it."""
+    started = time.perf_counter()
+    into = _Exchange()
+    try:
+        await asyncio.wait_for(
+            _exchange(client, endpoint, body, budget, settings.max_reply_bytes, into), settings.timeout
+        )
+    except asyncio.TimeoutError:
+        if into.status is None:
+            return Reply(
+                None, "", b"", time.perf_counter() - started, f"no reply within --timeout {settings.timeout:g} s"
+            )
+        into.cut = f"the deadline of --timeout {settings.timeout:g} s passed mid-body"
     except httpx.ConnectError as error:
         if not stop.replied:
             stop.refused = True
@@ -165,76 +313,96 @@ async def _send(client: httpx.AsyncClient, endpoint: str, body: bytes, stop: _St
         return Reply(None, "", b"", time.perf_counter() - started, "timed out")
     except httpx.HTTPError as error:
         return Reply(None, "", b"", time.perf_counter() - started, f"{type(error).__name__}: {cap(str(error), 120)}")
-    stop.replied = True
     latency = time.perf_counter() - started
-    return Reply(answer.status_code, answer.headers.get("content-type", ""), answer.content, latency)
+    if into.status is None:
+        return Reply(None, "", b"", latency, into.error or "no reply")
+    stop.replied = True
+    return Reply(into.status, into.content_type, bytes(into.body), latency, cut=into.cut)
 
 
 async def _probe_case(
-    client: httpx.AsyncClient, endpoint: str, case: Case, settings: Settings, profile: Profile, stop: _Stop
-) -> tuple[CaseResult, int] | None:
-    if stop.refused:
-        return None
+    client: httpx.AsyncClient,
+    endpoint: str,
+    case: Case,
+    settings: Settings,
+    checks: tuple[str, ...],
+    profile: Profile,
+    stop: _Stop,
+    budget: _Budget,
+) -> CaseResult:
     body = json.dumps(case.request).encode("ascii")  # escapes keep a lone surrogate a request holds sendable
-    first = await _send(client, endpoint, body, stop)
-    judged = _judge(first, settings, profile)
+    redactor = Redactor.for_request(case.request, settings.redact)
+    first = redactor.reply(await _send(client, endpoint, body, stop, budget, settings))
+    judged = _judge(first, settings, profile, checks)
     findings = list(judged.findings)
     latencies = [first.latency] if first.status is not None else []
-    sent = 1
-    if "probe-determinism" in settings.checks and first.status is not None:
-        second = await _send(client, endpoint, body, stop)
-        sent += 1
+    if "probe-determinism" in checks and first.status is None:
+        budget.release(1)  # the repeat reserved for this case is not sent
+    elif "probe-determinism" in checks:
+        second = redactor.reply(await _send(client, endpoint, body, stop, budget, settings))
         if second.status is not None:
             latencies.append(second.latency)
-            findings += compare_replies(judged, _judge(second, settings, profile, checks=()))
+            findings += compare_replies(judged, _judge(second, settings, profile, ()))
         else:
-            again = _judge(second, settings, profile, checks=("probe-http-status",)).findings
+            again = _judge(second, settings, profile, ("probe-http-status",)).findings
             findings += [item.replace(message=f"the repeated request: {item.message}") for item in again]
-    located = [item.replace(file=case.id) for item in findings]
     read = isinstance(judged.document, dict)
-    result = CaseResult(case.id, located, latencies, first.status is not None, read, judged.failure_kind, judged.mask)
-    return result, sent
+    return CaseResult(case.id, findings, latencies, first.status is not None, read, judged.failure_kind, judged.mask)
 
 
-def _judge(reply: Reply, settings: Settings, profile: Profile, checks: Sequence[str] | None = None) -> Judged:
-    chosen = settings.checks if checks is None else checks
+def _judge(reply: Reply, settings: Settings, profile: Profile, checks: Sequence[str]) -> Judged:
     return judge_reply(
-        reply, version=settings.version, profile=profile, checks=chosen, max_latency=settings.max_latency
+        reply, version=settings.version, profile=profile, checks=checks, max_latency=settings.max_latency
     )
 
 
-async def probe_with(
-    client: httpx.AsyncClient, endpoint: str, cases: Sequence[Case], settings: Settings
-) -> ProbeReport:
+class Cases(Protocol):
+    """Cases to send: a list, or a file read as it is sent (``file_cases``, ``replay_cases``); its length is
+    known before the first is sent, so the cases left out are counted without being read."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Case]: ...
+
+
+async def probe_with(client: httpx.AsyncClient, endpoint: str, cases: Cases, settings: Settings) -> ProbeReport:
     """Probe ``endpoint`` through ``client`` (a network or an ASGI transport): at most ``settings.concurrency``
-    requests at once and ``settings.max_requests`` in all (a case checked for determinism costs two)."""
+    requests at once and ``settings.max_requests`` in all (a case checked for determinism costs two, a
+    resend one). Cases are taken one at a time from ``cases``, so a large file is never held."""
     from verify_contract.probe._checks import wire_profile
 
     profile = settings.profile or wire_profile(settings.version)
-    cost = 2 if "probe-determinism" in settings.checks else 1
-    chosen = list(cases[: max(0, settings.max_requests // cost)])
+    checks, skipped = runnable_checks(settings.checks, settings.max_latency)
     report = ProbeReport(
-        endpoint, settings.version, profile, settings.checks, warnings_as_errors=settings.warnings_as_errors
+        endpoint, settings.version, profile, checks, warnings_as_errors=settings.warnings_as_errors, skipped=skipped
     )
-    report.left_out = len(cases) - len(chosen)
+    total = len(cases)
+    cost = 2 if "probe-determinism" in checks else 1
+    budget = _Budget(settings.max_requests)
     stop = _Stop()
-    gate = asyncio.Semaphore(max(1, settings.concurrency))
+    source = iter(cases)
+    outcomes: list[tuple[int, CaseResult]] = []
+    started = 0
 
-    async def one(case: Case) -> tuple[CaseResult, int] | None:
-        async with gate:
-            return await _probe_case(client, endpoint, case, settings, profile, stop)
+    async def worker() -> None:
+        nonlocal started
+        while not stop.refused and budget.reserve(cost):
+            case = next(source, None)
+            if case is None:
+                budget.release(cost)
+                return
+            index, started = started, started + 1
+            outcomes.append((index, await _probe_case(client, endpoint, case, settings, checks, profile, stop, budget)))
 
-    for outcome in await asyncio.gather(*(one(case) for case in chosen)):
-        if outcome is None:
-            report.left_out += 1
-            continue
-        result, sent = outcome
-        report.results.append(result)
-        report.requests_sent += sent
+    await asyncio.gather(*(worker() for _ in range(max(1, min(settings.concurrency, total)))))
+    report.results = [result for _, result in sorted(outcomes, key=lambda outcome: outcome[0])]
+    report.requests_sent = budget.sent
+    report.resent = budget.resent
+    report.left_out = total - started
     return report
 
 
-def probe(endpoint: str, cases: Sequence[Case], settings: Settings = Settings()) -> ProbeReport:
+def probe(endpoint: str, cases: Cases, settings: Settings = Settings()) -> ProbeReport:
     """Probe a running server at ``endpoint`` (an http or https URL)."""
 
     async def run() -> ProbeReport:
@@ -246,7 +414,7 @@ def probe(endpoint: str, cases: Sequence[Case], settings: Settings = Settings())
 
 
 async def probe_app_async(
-    app: Any, cases: Sequence[Case], settings: Settings = Settings(), path: str = "/verify"
+    app: Any, cases: Cases, settings: Settings = Settings(), path: str = "/verify"
 ) -> ProbeReport:
     """Probe an ASGI app in this process (httpx's ASGITransport), as a server's own tests do."""
     transport = httpx.ASGITransport(app=app)
@@ -254,6 +422,6 @@ async def probe_app_async(
         return await probe_with(client, f"http://app.test{path}", cases, settings)
 
 
-def probe_app(app: Any, cases: Sequence[Case], settings: Settings = Settings(), path: str = "/verify") -> ProbeReport:
+def probe_app(app: Any, cases: Cases, settings: Settings = Settings(), path: str = "/verify") -> ProbeReport:
     """``probe_app_async`` from synchronous code (a test without an event loop)."""
     return asyncio.run(probe_app_async(app, cases, settings, path))
