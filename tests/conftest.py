@@ -29,6 +29,7 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_change_drill.py": ("drill", "change_drill"),
     "test_check_ray.py": ("slow",),
     "test_check_remote.py": ("slow",),
+    "test_check_s3_compiled.py": ("toolchain", "slow"),
     "test_cross_language.py": ("toolchain",),
     "test_demo_install.py": ("slow",),
     "test_docs_site.py": ("slow",),

@@ -1,11 +1,16 @@
 """Real components for the tests of URL inputs and the Ray engine: moto's S3 server on 127.0.0.1 (an ephemeral
-port), a corpus of every kind of line written as local files, and reports compared field by field."""
+port; the fault tests use it), a compiled S3 server (gofakes3, built from tests/go_s3 with the Go module proxy;
+the throughput benchmark and its test use it), a corpus of every kind of line written as local files, and
+reports compared field by field."""
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import os
+import shutil
 import socket
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,16 +22,23 @@ from corpus_lines import kind_lines, mutated_lines
 
 BUCKET = "rollouts"
 CREDENTIALS = {"key": "testing", "secret": "testing"}
+GO_S3_SOURCE = Path(__file__).resolve().parent / "go_s3"
+GO_S3_BUILD = Path(__file__).resolve().parents[1] / "build" / "go-s3"
+GO_S3_OPTIONS: dict[str, Any] = {
+    # gofakes3 answers a ranged GET with the whole object's CRC32 header, which botocore would then check
+    # against the range's bytes: validate response checksums only when the request asks for one.
+    "config_kwargs": {"response_checksum_validation": "when_required"},
+}
 
 
 class S3:
-    """A running moto S3 server: its endpoint, the storage options that reach it, and an s3fs client."""
+    """A running S3 server: its endpoint, the storage options that reach it, and an s3fs client."""
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, extra_options: dict[str, Any] | None = None) -> None:
         import s3fs
 
         self.endpoint = endpoint
-        self.options: dict[str, Any] = {"endpoint_url": endpoint, **CREDENTIALS}
+        self.options: dict[str, Any] = {"endpoint_url": endpoint, **CREDENTIALS, **(extra_options or {})}
         self.fs = s3fs.S3FileSystem(skip_instance_cache=True, **self.options)
 
     def put(self, key: str, data: bytes) -> str:
@@ -35,17 +47,24 @@ class S3:
 
 
 @contextmanager
-def s3_server() -> Iterator[S3]:
-    """moto's ThreadedMotoServer, with an environment that holds no real credentials and never asks the cloud
-    metadata address (only loopback is reached)."""
-    from moto.server import ThreadedMotoServer
-
+def _no_cloud_credentials() -> Iterator[None]:
+    """An environment that holds no real credentials and never asks the cloud metadata address (only loopback
+    is reached)."""
     with pytest.MonkeyPatch.context() as patch:
         for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
             patch.delenv(name, raising=False)
         patch.setenv("AWS_EC2_METADATA_DISABLED", "true")
         patch.setenv("AWS_CONFIG_FILE", os.devnull)
         patch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
+        yield
+
+
+@contextmanager
+def s3_server() -> Iterator[S3]:
+    """moto's ThreadedMotoServer, in an environment without cloud credentials."""
+    from moto.server import ThreadedMotoServer
+
+    with _no_cloud_credentials():
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         server.start()
         try:
@@ -56,6 +75,47 @@ def s3_server() -> Iterator[S3]:
             yield store
         finally:
             server.stop()
+
+
+def go_s3_program() -> Path:
+    """The compiled S3 server, built once per checkout (Go's module and build caches make a rebuild cheap);
+    parallel test workers take a lock around the build."""
+    GO_S3_BUILD.mkdir(parents=True, exist_ok=True)
+    program = GO_S3_BUILD / "s3server"
+    with open(GO_S3_BUILD / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        go = shutil.which("go")
+        if go is None:
+            raise RuntimeError("the compiled S3 server needs Go (https://go.dev) on PATH")
+        subprocess.run([go, "build", "-o", str(program), "."], cwd=GO_S3_SOURCE, check=True, timeout=600)
+    return program
+
+
+@contextmanager
+def go_s3_server() -> Iterator[S3]:
+    """gofakes3's in-memory S3 in a process of its own on 127.0.0.1 (an ephemeral port it prints), with the
+    bucket made; it stops when its standard input closes, so a test that dies leaves no server behind."""
+    server = subprocess.Popen(
+        [str(go_s3_program()), "-bucket", BUCKET],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert server.stdout is not None
+        address = server.stdout.readline().decode().strip()
+        if not address.startswith("127.0.0.1:"):
+            raise RuntimeError(f"the compiled S3 server did not start (it printed {address!r})")
+        with _no_cloud_credentials():
+            yield S3(f"http://{address}", GO_S3_OPTIONS)
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
 
 
 def _reset(endpoint: str) -> None:

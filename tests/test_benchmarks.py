@@ -112,3 +112,31 @@ def test_the_budget_benchmark_runs_end_to_end(tmp_path: Path) -> None:
         for variant in ("plain", "budget", "budget + group", "budget + failures file merged by identity")
     ] + [("small lines", "observe per document (us)")]
     assert all(math.isfinite(row["ratio"]) and row["ratio"] > 0 for row in rows)
+
+
+@pytest.mark.slow
+def test_the_follow_benchmark_runs_end_to_end(tmp_path: Path) -> None:
+    """benchmarks/follow.py for one second at a low rate: a real writer process and a real follower; every
+    marker line's finding is seen (the script exits non-zero otherwise), and the rows are finite."""
+    out = tmp_path / "follow.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "follow.py"), "--rates", "2000", "--seconds", "1"]
+    run = subprocess.run([*command, "--json", str(out)], capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    (row,) = json.loads(out.read_text())
+    assert row["rate"] == 2000 and 1000 <= row["lines"] <= 2100
+    assert len(row["behind_at_quarters"]) == 3 and row["behind_at_end"] >= 0
+    assert 0 < row["lag_median_ms"] <= row["lag_p99_ms"] and row["cpu_ratio"] > 0
+
+
+@pytest.mark.slow
+def test_the_probe_concurrency_benchmark_counts_what_the_server_saw(tmp_path: Path) -> None:
+    """benchmarks/probe_concurrency.py at a small size against the real paced server: every client's requests
+    all reached it (the script exits non-zero otherwise), over no more connections than requests."""
+    out = tmp_path / "probe.json"
+    command = [sys.executable, str(ROOT / "benchmarks" / "probe_concurrency.py"), "--requests", "40"]
+    command += ["--concurrency", "10", "--pace", "0.01", "--json", str(out)]
+    run = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    assert rows[0]["client"].startswith("verify-contract probe") and len(rows) >= 2
+    assert all(row["requests"] == 40 and 1 <= row["connections"] <= 40 and row["x_ideal"] > 0 for row in rows)

@@ -301,6 +301,7 @@ def test_an_object_gone_is_named(cluster: str, s3: S3, corpus: tuple[Path, list[
     )
 
 
+@pytest.mark.toolchain  # the S3 rows' server is compiled from tests/go_s3
 def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp_path: Path) -> None:
     # benchmarks/scale.py end to end on a tiny archive, joining this module's Ray; no time is asserted.
     root = Path(__file__).resolve().parents[1]
@@ -312,6 +313,8 @@ def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp
     data = json.loads(out.read_text(encoding="utf-8"))
     names = [row["name"] for row in data["rows"]]
     assert "check: s3:// URLs" in names and "check --jobs 2 (in process)" in names
+    reader = next(row for row in data["rows"] if row["name"] == "read: s3:// through check's URL reader")
+    assert reader["baseline"].startswith("read: concurrent ranged GETs")  # the reader's own overhead
     assert any(name.startswith("check --engine ray (") for name in names)
     for row in data["rows"]:
         assert row["seconds"] > 0 and row["megabytes"] > 0 and row["ratio"] > 0, row

@@ -406,7 +406,8 @@ def probe(endpoint: str, cases: Cases, settings: Settings = Settings()) -> Probe
     """Probe a running server at ``endpoint`` (an http or https URL)."""
 
     async def run() -> ProbeReport:
-        limits = httpx.Limits(max_connections=max(1, settings.concurrency))
+        size = max(1, settings.concurrency)
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
         async with httpx.AsyncClient(timeout=settings.timeout, limits=limits, follow_redirects=False) as client:
             return await probe_with(client, endpoint, cases, settings)
 

@@ -1,0 +1,47 @@
+// A real S3 server for the tests and benchmarks of URL inputs: gofakes3's in-memory backend, compiled, so that
+// the server outpaces the checker it serves (moto, a Python server, is the bottleneck on two cores).
+//
+// It listens on 127.0.0.1 at an ephemeral port and prints its address as the first line of standard output;
+// it stops when its standard input closes, so a test or benchmark that dies leaves no server behind.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+)
+
+func main() {
+	bucket := flag.String("bucket", "", "create this bucket at start")
+	flag.Parse()
+
+	backend := s3mem.New()
+	if *bucket != "" {
+		if err := backend.CreateBucket(*bucket); err != nil {
+			log.Fatalf("creating bucket %s: %v", *bucket, err)
+		}
+	}
+	// No request log: a benchmark's GETs would otherwise cost the server a line each.
+	faker := gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog()))
+
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatalf("listening on 127.0.0.1: %v", err)
+	}
+	fmt.Println(listener.Addr().String())
+
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}()
+	server := &http.Server{Handler: faker.Server(), ReadHeaderTimeout: 30 * time.Second}
+	log.Fatal(server.Serve(listener))
+}
