@@ -441,11 +441,12 @@ def check_paths_ray(
     progress: Progress | None = None,
     budget: BudgetRun | None = None,
     sidecars: bool = True,
+    glob: bool = True,
 ) -> Report:
     """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end). A failure
     budget is fed in input order by this process, as the local engine feeds it; failures files are read
     here too (they are small, and their rows are not verify responses)."""
-    sources, errors = resolve(list(paths), urls=True, storage_options=storage_options)
+    sources, errors = resolve(list(paths), urls=True, storage_options=storage_options, glob=glob)
     sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
     if failures_files and budget is None:
         from verify_contract.budget import FailureBudget

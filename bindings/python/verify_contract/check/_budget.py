@@ -9,7 +9,6 @@ one ``FailureBudget`` in input order by the parent, so any partitioning gives th
 from __future__ import annotations
 
 import json
-import os
 import re
 from bisect import bisect_right
 from itertools import repeat
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from verify_contract.budget import BudgetEvent
     from verify_contract.check._lines import LineFacts
     from verify_contract.check._outcome import Outcome
+    from verify_contract.check._source import Source
 
 SIDECAR_SUFFIX = "_failures.jsonl"
 """NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
@@ -206,12 +206,12 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
 
 # -- failures files ------------------------------------------------------------------------------------------
 def sidecar_of(file: str) -> str | None:
-    """The failures file beside a main output file, if there is one: ``out.jsonl`` -> ``out_failures.jsonl``."""
+    """The name of the failures file beside a main output file: ``out.jsonl`` -> ``out_failures.jsonl`` (a
+    local path or a URL alike; whether it exists is asked of the main file's ``Source.sibling``)."""
     base = file[: -len(".jsonl")] if file.endswith(".jsonl") else None
     if base is None or base.endswith(SIDECAR_SUFFIX[: -len(".jsonl")]):
         return None
-    candidate = base + SIDECAR_SUFFIX
-    return candidate if os.path.isfile(candidate) else None
+    return base + SIDECAR_SUFFIX
 
 
 def is_sidecar(file: str) -> bool:
@@ -265,11 +265,14 @@ def sidecar_lines(lines: list[bytes], first_line: int, path: str, spec: FactSpec
     return ChunkFacts(path, first_line, bytes(states), details, sidecar=True)
 
 
-def read_sidecar(path: str, spec: FactSpec) -> SidecarRead:
-    """One failures file, whole (``sidecar_lines``)."""
+def read_sidecar(source: Source, spec: FactSpec) -> SidecarRead:
+    """One failures file, whole (``sidecar_lines``), read as any input is (a local file or a URL, plain or
+    gzip); raises ``InputError`` naming it."""
+    from verify_contract.check._inputs import line_views
+
     read = SidecarRead()
-    with open(path, "rb") as stream:
-        read.facts = sidecar_lines(stream.read().splitlines(), 1, path, spec, read)
+    lines = [line for view in line_views(source) for line in bytes(view).splitlines()]
+    read.facts = sidecar_lines(lines, 1, source.name, spec, read)
     return read
 
 

@@ -271,9 +271,10 @@ def check_paths(
     budget: BudgetRun | None = None,
     sidecars: bool = True,
     storage_options: dict[str, Any] | None = None,
+    glob: bool = True,
 ) -> Report:
     """Check files, directories, globs, fsspec URLs (opened with ``storage_options``) or ``-``; unreadable
-    inputs are listed in ``report.input_errors``.
+    inputs are listed in ``report.input_errors``. ``glob`` False: every path and key taken literally.
 
     ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``sidecars``: a NeMo Gym
     failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input, is read as failed
@@ -281,7 +282,7 @@ def check_paths(
     gets an unbounded one, so its report counts them.
     """
     options = options or CheckOptions(version, profile)
-    sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options)
+    sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options, glob=glob)
     sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
     if failures_files and budget is None:
         from verify_contract.budget import FailureBudget
@@ -295,21 +296,26 @@ def check_paths(
     return report
 
 
-def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[str]]:
+def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[Source]]:
     """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
-    is one, and so is the one beside a main input (SPEC 11.1)."""
+    is one, and so is the one beside a main input (SPEC 11.1), looked up in the main input's own store (a
+    local directory, or the bucket of a URL) and read through the same layer."""
     from verify_contract.check import _budget as check_budget
 
-    mains, failures_files = [], []
+    mains: list[Source] = []
+    failures_files: list[Source] = []
     for source in sources:
         if source.file is not None and check_budget.is_sidecar(source.file):
-            failures_files.append(source.file)
+            failures_files.append(source)
         else:
             mains.append(source)
+    named = {source.name for source in failures_files}
     for source in mains:
-        found = check_budget.sidecar_of(source.file) if source.file is not None else None
-        if found is not None and found not in failures_files:
+        candidate = check_budget.sidecar_of(source.file) if source.file is not None else None
+        found = source.sibling(candidate) if candidate is not None and candidate not in named else None
+        if found is not None:
             failures_files.append(found)
+            named.add(found.name)
     return mains, failures_files
 
 
@@ -320,21 +326,23 @@ def with_budget(options: CheckOptions, budget: BudgetRun | None) -> CheckOptions
     return CheckOptions(options.version, options.profile, options.max_findings, options.fast, options.jobs, budget.spec)
 
 
-def finish_budget(report: Report, failures_files: list[str]) -> None:
+def finish_budget(report: Report, failures_files: list[Source]) -> None:
     """After the main inputs: the failures files read as failed rollouts, then the run's budget findings."""
     budget = report.budget
     if budget is None:
         return
     from verify_contract.check._budget import read_sidecar
 
-    for file in failures_files:
+    for source in failures_files:
         try:
-            read = read_sidecar(file, budget.spec)
-        except OSError as error:
-            report.input_errors.append(f"{file}: cannot read the failures file: {error.strerror or error}")
+            read = read_sidecar(source, budget.spec)
+        except OSError as error:  # an InputError's text already names the input
+            reason = str(error).removeprefix(f"{source.name}: ") if isinstance(error, InputError) else None
+            reason = reason or _inputs.describe_error(error)
+            report.input_errors.append(f"{source.name}: cannot read the failures file: {reason}")
             continue
-        add_sidecar_findings(report, file, read.findings)
-        budget.add_sidecar(file, read)
+        add_sidecar_findings(report, source.name, read.findings)
+        budget.add_sidecar(source.name, read)
     add_budget_findings(report)
 
 

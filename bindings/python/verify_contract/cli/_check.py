@@ -191,7 +191,12 @@ def run(args: argparse.Namespace) -> int:
             report = outcome
         else:
             report = check_paths(
-                args.paths, options=options, progress=progress, budget=budget, sidecars=not args.no_sidecar
+                args.paths,
+                options=options,
+                progress=progress,
+                budget=budget,
+                sidecars=not args.no_sidecar,
+                glob=not args.no_glob,
             )
     except RuntimeError as failure:
         from verify_contract.check._workers import WorkerDied  # only --jobs imports it
