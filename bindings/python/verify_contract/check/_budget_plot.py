@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -84,7 +83,10 @@ def write_plot(run: BudgetRun, path: str) -> None:
     verdict = budget.verdict()
     figure.suptitle(f"masked or failed rollouts per window: {verdict}", x=0.02, ha="left", fontsize=11)
     figure.tight_layout(rect=(0, 0, 0.85, 0.97))
-    temporary = f"{path}.tmp-{os.getpid()}.png"
-    figure.savefig(temporary, dpi=100)
-    pyplot.close(figure)
-    os.replace(temporary, path)
+    from verify_contract.check._outputs import written_whole
+
+    try:
+        with written_whole(path, ".png") as temporary:
+            figure.savefig(temporary, dpi=100)
+    finally:
+        pyplot.close(figure)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -104,10 +103,10 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
 
 def write_retry_list(run: BudgetRun, path: str) -> int:
     """The rollouts to run again as JSON lines, written whole or not at all; returns how many."""
+    from verify_contract.check._outputs import written_whole
+
     rows = run.retry_rows()
-    temporary = f"{path}.tmp-{os.getpid()}"
-    with open(temporary, "w", encoding="utf-8") as stream:
+    with written_whole(path) as temporary, open(temporary, "w", encoding="utf-8") as stream:
         for row in rows:
             stream.write(json.dumps(row, ensure_ascii=False, sort_keys=False) + "\n")
-    os.replace(temporary, path)
     return len(rows)

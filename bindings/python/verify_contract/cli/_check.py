@@ -11,7 +11,7 @@ import time
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
 from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
-from verify_contract.cli._exit_codes import EXIT_USAGE
+from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
 from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -148,12 +148,30 @@ def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
     return BudgetRun(budget, FactSpec(budget.group_paths, identities), on_event)
 
 
+OUTPUT_FLAGS = (("--retry-list", "retry_list"), ("--metrics-file", "metrics_file"), ("--plot", "plot"))
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every file the run will write, tried before it starts (``--follow`` too): ``UsageError`` for the first
+    that cannot be written."""
+    for option, name in OUTPUT_FLAGS:
+        path = getattr(args, name)
+        if path is None:
+            continue
+        from verify_contract.check._outputs import output_problem
+
+        problem = output_problem(path)
+        if problem is not None:
+            raise UsageError(f"{option} {problem}" if problem.startswith("needs") else f"{option}: {problem}")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.max_findings < 0 or args.jobs < 1:
         print("verify-contract check: --max-findings must be >= 0 and --jobs >= 1", file=sys.stderr)
         return EXIT_USAGE
     try:
         budget = make_budget(args) if budget_wanted(args) else None
+        _check_outputs(args)
         if args.follow and remote_check.selected(args):
             raise UsageError("--follow reads a local file as it grows: not with --engine ray or --storage-options")
         if args.follow:
@@ -162,9 +180,6 @@ def run(args: argparse.Namespace) -> int:
             return follow(args, budget)
         if args.fail_fast:
             raise UsageError("--fail-fast stops a --follow run at its first breach; add --follow")
-        for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
-            if name is not None and not name.strip():
-                raise UsageError(f"{option} needs a file name")
     except (UsageError, ImportError) as refused:
         print(f"verify-contract check: {refused}", file=sys.stderr)
         return EXIT_USAGE
@@ -198,6 +213,13 @@ def run(args: argparse.Namespace) -> int:
                 sidecars=not args.no_sidecar,
                 glob=not args.no_glob,
             )
+    except KeyboardInterrupt as stop:  # ^C, SIGTERM, SIGHUP: no report, since it would be incomplete
+        if budget is None or not budget.breached():
+            raise
+        from verify_contract.cli._stops import message
+
+        print(f"verify-contract check: {message(stop)} after the failure budget was breached", file=sys.stderr)
+        return EXIT_BUDGET  # a breach outranks a stop
     except RuntimeError as failure:
         from verify_contract.check._workers import WorkerDied  # only --jobs imports it
 
@@ -229,7 +251,9 @@ def register(commands: Any) -> None:
         help="validate verify responses in .json/.jsonl files, directories, globs or - (stdin); gzip too",
         description="Exit codes: 0 all valid, 1 a document breaks the contract (or warns, with "
         "--warnings-as-errors), 2 usage or input error, 3 a failure budget (--max-masked, "
-        "--max-consecutive-masked) was breached (it outranks 1; the report lists both).",
+        "--max-consecutive-masked) was breached (it outranks 1; the report lists both), 130, 143 or 129 "
+        "stopped by ^C, SIGTERM or SIGHUP (--follow prints its summary and writes its files first). "
+        "A breach outranks a stop: stopped after a breach, the exit code is 3.",
     )
     check.add_argument("paths", nargs="+", metavar="INPUT", help="file, directory, glob, or - for stdin")
     check.add_argument(
@@ -291,7 +315,9 @@ def register(commands: Any) -> None:
     budget.add_argument("--metrics-file", metavar="PATH", help="write Prometheus text metrics (needs [metrics])")
     budget.add_argument("--plot", metavar="PATH.png", help="plot the masked rate per window (needs [plot])")
     budget.add_argument(
-        "--follow", action="store_true", help="follow a growing file as tail -F does; ^C prints the summary"
+        "--follow",
+        action="store_true",
+        help="follow a growing regular file as tail -F does; ^C, SIGTERM or SIGHUP print the summary",
     )
     budget.add_argument("--fail-fast", action="store_true", help="with --follow: stop at the first breach (exit 3)")
     check.set_defaults(handler=run)
