@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_budget_follow import DEADLINE, MASKED, USABLE, Follower
 
 INVALID = "{}\n"  # a line that breaks the contract: its finding, printed as it is read, tells the test so
@@ -170,7 +169,11 @@ def test_copytruncate_grown_back_past_the_offset_within_a_poll_loses_nothing(tmp
         assert path.stat().st_size > 200 * len(USABLE)
         follower.process.send_signal(signal.SIGCONT)
         _read_up_to(follower, path, 301)
-        _, notice = follower.wait_for("truncated from", errors=True)
+        _, copied = follower.wait_for("before the truncation", errors=True)
+        assert copied.endswith(
+            f"{path}: 20 lines written before the truncation were read from its copy rollouts.jsonl.1"
+        )
+        follower.wait_for("truncated from", errors=True)
         summary = _summary(follower, signal.SIGINT, 130)
         assert "521 lines in 1 inputs" in summary and "20 masked" in summary  # 200 + 20 from the copy + 301
         assert not any("could not be read" in line for line in _errors(follower))
@@ -227,6 +230,7 @@ def test_a_402_mb_backlog_is_read_in_bounded_memory(tmp_path: Path) -> None:
         _read_up_to(follower, path, count + 1)
         base, peak = _high_water_kb(baseline.process.pid), _high_water_kb(follower.process.pid)
         # Bounded by a read chunk (1 MiB) and what checking one holds, not by the file (402 MB, 802 MB RSS once).
+        print(f"peak RSS: {base} kB following a 2-line file, {peak} kB following {path.stat().st_size:,} bytes")
         assert peak - base < 48 << 10, (base, peak)
         summary = _summary(follower, signal.SIGINT, 130)
         assert f"{count + 1} lines in 1 inputs" in summary
