@@ -92,3 +92,21 @@ def test_a_failed_write_removes_its_temporary_file_and_names_the_users_path(tmp_
         write()
     assert failed.value.filename == str(target)  # the user's path, not the temporary one
     assert sorted(os.listdir(tmp_path)) == ["out", "rollouts.jsonl"]  # no temporary file left behind
+
+
+def test_probe_and_upgrade_try_their_output_before_the_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("httpx", reason="the probe's client (the test extra installs it)")
+    missing = tmp_path / "missing" / "report.xml"
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"responses_create_params": {"input": []}}\n')
+    # Port 9 (discard) on loopback: never reached, since the output is refused first.
+    code = main(["probe", "http://127.0.0.1:9", "--cases", str(cases), "--format", "junit", "--output", str(missing)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.splitlines() == [f"verify-contract probe: --output: {missing}: no such directory: {missing.parent}"]
+    data = tmp_path / "rollouts.jsonl"
+    data.write_bytes(USABLE)
+    assert main(["upgrade", str(data), "--output", str(missing)]) == 2
+    assert (
+        f"verify-contract upgrade: --output: {missing}: no such directory: {missing.parent}" in capsys.readouterr().err
+    )
