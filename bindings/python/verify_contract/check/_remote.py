@@ -118,8 +118,8 @@ class _Reader(io.RawIOBase):
             now = identity(self._fs.info(self._path))
             if now != self._version:
                 raise ObjectChanged(
-                    f"the object changed while it was read ({self._version} when first read, {now or 'none'} at "
-                    f"bytes {start}-{end}); read no further, so that no report mixes two versions"
+                    f"the object changed while it was read ({self._version} when listed or first read, "
+                    f"{now or 'none'} at bytes {start}-{end}); read no further, so that no report mixes two versions"
                 )
         return data
 
@@ -181,8 +181,7 @@ def open_url(url: str, options_json: str, block_bytes: int | None = None, versio
     one listed), else the one this call finds. Raises ``InputError`` naming the URL."""
     fs, path = filesystem(url, options_json)
     try:
-        fs.invalidate_cache(path)
-        info = fs.info(path)
+        info = fs.info(path)  # from the listing when the object was listed: no request (every block asks again)
         size = int(info["size"])
     except Exception as error:
         raise InputError(f"{url}: {describe(error)}") from error

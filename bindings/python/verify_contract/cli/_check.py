@@ -10,7 +10,7 @@ import time
 
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
 from verify_contract.cli import _remote as remote_check
-from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
+from verify_contract.cli._check_output import exit_code, format_json, format_text, output_error, write_outputs
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
 from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
@@ -234,15 +234,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         write_outputs(report, args)
     except (OSError, ImportError) as failed:
-        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
+        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else output_error(failed))
     print(format_json(report, options) if args.format == "json" else format_text(report, options))
     for error in report.input_errors:
         print(f"verify-contract check: {error}", file=sys.stderr)
     return exit_code(report, args.warnings_as_errors)
-
-
-def _os_error(error: OSError) -> str:
-    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
 def register(commands: Any) -> None:

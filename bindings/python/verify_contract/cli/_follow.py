@@ -37,7 +37,7 @@ POLL_SECONDS = 0.1
 def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     from verify_contract.check._budget import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._budget_report import event_line
-    from verify_contract.cli._check_output import format_json, format_text, write_outputs
+    from verify_contract.cli._check_output import format_json, format_text, output_error, write_outputs
 
     if args.metrics_file:
         from verify_contract.check._budget_metrics import write_metrics
@@ -132,7 +132,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     try:
         write_outputs(report, args)
     except (OSError, ImportError) as failed:
-        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
+        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else output_error(failed))
     # JSON: the report on one line, after the events' lines (a stream of JSON lines).
     text = json.dumps(json.loads(format_json(report, options))) if as_json else format_text(report, options, False)
     print(text, flush=True)
@@ -142,10 +142,6 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
         return EXIT_BUDGET  # a breach outranks a stop: the run is to be looked at, however it ended
     assert code is not None  # the loop ends at a breach with --fail-fast, or at a stop
     return code
-
-
-def _os_error(error: OSError) -> str:
-    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
 def _read_more(read: SidecarRead, lines: list[bytes], first: int, path: str, budget: BudgetRun) -> SidecarRead:
