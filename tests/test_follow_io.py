@@ -295,3 +295,13 @@ def test_the_metrics_file_failing_mid_follow_is_told_once_and_the_follow_goes_on
         assert not [name for name in os.listdir(tmp_path) if ".tmp-" in name]
     finally:
         follower.stop()
+
+
+def test_the_help_states_the_stop_precedence(capsys: pytest.CaptureFixture[str]) -> None:
+    from verify_contract.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "130, 143 or 129 stopped by ^C, SIGTERM or SIGHUP" in text
+    assert "A breach outranks a stop: stopped after a breach, the exit code is 3." in text

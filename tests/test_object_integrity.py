@@ -5,7 +5,6 @@ name exists. Against moto's S3 server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_budget_cli import STORM
 
 from verify_contract.check import CheckOptions, check_paths, check_sources
 from verify_contract.check import _remote as remote
@@ -23,19 +23,6 @@ from verify_contract.cli import main
 from object_store import BUCKET, S3, s3_server
 
 pytest.importorskip("s3fs", reason="the [s3] extra (the test extra installs it)")
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _storm_module() -> Any:
-    spec = importlib.util.spec_from_file_location("storm", ROOT / "examples" / "storm.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-STORM = _storm_module()
 
 
 @pytest.fixture(scope="module")
