@@ -101,12 +101,14 @@ def _feed_until_progress(process: subprocess.Popen[bytes], line: str) -> None:
     assert b"lines/s" in seen
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
 @pytest.mark.parametrize(("name", "code"), STOPS[1:])
-def test_a_long_check_stops_on_sigterm_and_sighup_as_on_sigint(name: str, code: int) -> None:
-    process = _check_on_a_pipe("--progress")
+def test_a_long_check_stops_on_sigterm_and_sighup_as_on_sigint(name: str, code: int, jobs: str) -> None:
+    process = _check_on_a_pipe("--progress", "--jobs", jobs)
     try:
         _feed_until_progress(process, USABLE)
         process.send_signal(getattr(signal, name))
+        # --jobs 2: the workers hold stderr too, so this returns once they are gone as well
         _, err = process.communicate(timeout=DEADLINE)
         assert process.returncode == code
         assert err.decode().splitlines()[-1].endswith(f"verify-contract: interrupted ({name})")
