@@ -30,6 +30,7 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_check_remote.py": ("slow",),
     "test_object_integrity.py": ("slow",),
     "test_follow_io.py": ("slow",),
+    "test_stop_vectors.py": ("slow",),
     "test_cross_language.py": ("toolchain",),
     "test_fastscan_fuzz.py": ("fuzz", "toolchain"),
     "test_fuzz_differential.py": ("fuzz", "toolchain"),
