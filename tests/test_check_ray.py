@@ -455,3 +455,18 @@ def test_the_failures_file_of_a_run_in_object_storage_is_read_on_ray(
     assert failed == {"s3://rollouts/ray-run/rollouts_failures.jsonl": 36}
     assert got["failures_files"].popitem()[1] == expected["failures_files"].popitem()[1]
     assert (got["rollouts"], got["verdict"]) == (expected["rollouts"], expected["verdict"]) == (1226 + 36, "breach")
+
+
+def test_joining_ray_keeps_the_commands_sigterm_handler(cluster: str) -> None:
+    """ray.init makes SIGTERM a bare sys.exit(15): ``connect`` puts the command's stop (exit 143) back."""
+    code = (
+        "import signal, sys\n"
+        "from verify_contract.cli._stops import installed\n"
+        "from verify_contract.ray import connect\n"
+        "with installed():\n"
+        f"    connect({cluster!r})\n"
+        "    print(signal.getsignal(signal.SIGTERM).__qualname__)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "_raise"  # the command's handler, not Ray's sigterm_handler

@@ -312,12 +312,19 @@ def connect(address: str | None) -> bool:
     if address is not None:
         _probe(address)
     import logging
+    import signal
+    import threading
 
+    # ray.init makes SIGTERM a bare sys.exit(15); the command's own handler (a stop as ^C, exit 143) is put back.
+    sigterm = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     except Exception as error:
         where = f"the Ray cluster at {address}" if address else "a local Ray"
         raise EngineError(f"cannot start or reach {where}: {_one_line(error)}") from error
+    finally:
+        if sigterm is not None:
+            signal.signal(signal.SIGTERM, sigterm)
     return True
 
 
