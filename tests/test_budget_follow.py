@@ -146,7 +146,7 @@ def test_truncation_and_rotation_are_followed(tmp_path: Path) -> None:
         path.rename(tmp_path / "rollouts.jsonl.1")  # rotated: a new file under the name
         (tmp_path / "rollouts.jsonl.1").open("a").write(USABLE)  # the old file's last line, written late
         path.write_text(MASKED * 2)
-        follower.wait_for("rotated; following the new file", errors=True)
+        follower.wait_for("following the new one", errors=True)
         time.sleep(0.4)
         follower.process.send_signal(signal.SIGINT)
         assert follower.process.wait(timeout=DEADLINE) == 130

@@ -433,3 +433,43 @@ def test_budget_over_s3_is_the_local_budget(s3: S3, tmp_path: Path) -> None:
             event["file"] = "rollouts.jsonl"
         summary["longest_masked_run_at"]["file"] = "rollouts.jsonl"
     assert remote == local and local["verdict"] == "breach"
+
+
+@pytest.mark.parametrize("form", ["prefix", "object"])
+def test_the_failures_file_of_a_run_in_object_storage_is_read_on_ray(
+    cluster: str, s3: S3, tmp_path: Path, form: str
+) -> None:
+    storm = _storm(tmp_path)
+    failures = storm.with_name("rollouts_failures.jsonl")
+    for path in (storm, failures):
+        s3.put(f"ray-run/{path.name}", path.read_bytes())
+    url = f"s3://rollouts/ray-run/{storm.name}" if form == "object" else "s3://rollouts/ray-run/"
+    base = [sys.executable, "-m", "verify_contract", "check", "--format", "json", "--max-masked", "0.2"]
+    local = subprocess.run([*base, str(storm)], capture_output=True, text=True, timeout=120)
+    on_ray = subprocess.run(
+        [*base, url, "--engine", "ray", "--ray-address", cluster, "--storage-options", json.dumps(s3.options)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert local.returncode == on_ray.returncode == 3, on_ray.stderr  # the breach, not "cannot read" (exit 2)
+    got, expected = json.loads(on_ray.stdout)["budget"], json.loads(local.stdout)["budget"]
+    failed = {name: counts["rows"] for name, counts in got["failures_files"].items()}
+    assert failed == {"s3://rollouts/ray-run/rollouts_failures.jsonl": 36}
+    assert got["failures_files"].popitem()[1] == expected["failures_files"].popitem()[1]
+    assert (got["rollouts"], got["verdict"]) == (expected["rollouts"], expected["verdict"]) == (1226 + 36, "breach")
+
+
+def test_joining_ray_keeps_the_commands_sigterm_handler(cluster: str) -> None:
+    """ray.init makes SIGTERM a bare sys.exit(15): ``connect`` puts the command's stop (exit 143) back."""
+    code = (
+        "import signal, sys\n"
+        "from verify_contract.cli._stops import installed\n"
+        "from verify_contract.ray import connect\n"
+        "with installed():\n"
+        f"    connect({cluster!r})\n"
+        "    print(signal.getsignal(signal.SIGTERM).__qualname__)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == "_raise"  # the command's handler, not Ray's sigterm_handler

@@ -311,12 +311,19 @@ def connect(address: str | None) -> bool:
     if address is not None:
         _probe(address)
     import logging
+    import signal
+    import threading
 
+    # ray.init makes SIGTERM a bare sys.exit(15); the command's own handler (a stop as ^C, exit 143) is put back.
+    sigterm = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     except Exception as error:
         where = f"the Ray cluster at {address}" if address else "a local Ray"
         raise EngineError(f"cannot start or reach {where}: {_one_line(error)}") from error
+    finally:
+        if sigterm is not None:
+            signal.signal(signal.SIGTERM, sigterm)
     return True
 
 
@@ -440,11 +447,12 @@ def check_paths_ray(
     progress: Progress | None = None,
     budget: BudgetRun | None = None,
     sidecars: bool = True,
+    glob: bool = True,
 ) -> Report:
     """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end). A failure
     budget is fed in input order by this process, as the local engine feeds it; failures files are read
     here too (they are small, and their rows are not verify responses)."""
-    sources, errors = resolve(list(paths), urls=True, storage_options=storage_options)
+    sources, errors = resolve(list(paths), urls=True, storage_options=storage_options, glob=glob)
     sources, options, budget, unread = with_failures_files(sources, options, budget, sidecars)
     if not sources:  # nothing to read: no cluster to start or join
         report = Report(options.version, options.profile, options.max_findings)

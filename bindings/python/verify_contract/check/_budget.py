@@ -9,7 +9,6 @@ one ``FailureBudget`` in input order by the parent, so any partitioning gives th
 from __future__ import annotations
 
 import json
-import os
 import re
 from bisect import bisect_left, bisect_right
 from itertools import repeat
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     from verify_contract.budget import BudgetEvent
     from verify_contract.check._lines import LineFacts
     from verify_contract.check._outcome import Outcome
+    from verify_contract.check._source import Source
 
 SIDECAR_UNREADABLE = "budget-sidecar-unreadable"
 """The rule of a failures-file line that is not a JSON object (``budget.BUDGET_RULES``)."""
@@ -242,12 +242,12 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
 
 # -- failures files ------------------------------------------------------------------------------------------
 def sidecar_of(file: str) -> str | None:
-    """The failures file beside a main output file, if there is one: ``out.jsonl`` -> ``out_failures.jsonl``."""
+    """The name of the failures file beside a main output file: ``out.jsonl`` -> ``out_failures.jsonl`` (a
+    local path or a URL alike; whether it exists is asked of the main file's ``Source.sibling``)."""
     base = file[: -len(".jsonl")] if file.endswith(".jsonl") else None
     if base is None or base.endswith(SIDECAR_SUFFIX[: -len(".jsonl")]):
         return None
-    candidate = base + SIDECAR_SUFFIX
-    return candidate if os.path.isfile(candidate) else None
+    return base + SIDECAR_SUFFIX
 
 
 def is_sidecar(file: str) -> bool:
@@ -346,33 +346,47 @@ def numbered_lines(stream: Iterable[bytes], first: int = 1) -> Iterator[tuple[in
     return enumerate((line.rstrip(b"\r\n") for line in stream), first)
 
 
-def open_failures(path: str, group_paths: tuple[GroupPath, ...], read: SidecarRead) -> FailuresRows:
+def _source_lines(source: Source) -> Iterator[bytes]:
+    """A failures file's lines, read as any input is (a local file or a URL, plain or gzip) in bounded chunks of
+    whole lines; raises ``InputError`` naming it."""
+    from verify_contract.check._inputs import line_views
+
+    for view in line_views(source):
+        yield from bytes(view).splitlines()
+
+
+def unreadable(source: Source, error: OSError) -> str:
+    """One line for a failures file that cannot be read (an ``InputError``'s text already names the input)."""
+    from verify_contract.check._inputs import describe_error
+    from verify_contract.check._source import InputError
+
+    reason = str(error).removeprefix(f"{source.name}: ") if isinstance(error, InputError) else ""
+    return f"{source.name}: cannot read the failures file: {reason or describe_error(error)}"
+
+
+def open_failures(source: Source, group_paths: tuple[GroupPath, ...], read: SidecarRead) -> FailuresRows:
     """A failures file's rows for the merge, opened at its first row and closed at its last, so a run of many
-    main files holds one failures file open at a time; a file that cannot be opened then is ``read.error``."""
+    main files holds one failures file open at a time; a file that cannot be read then is ``read.error``."""
 
     def lines() -> Iterator[tuple[int, bytes]]:
         try:
-            stream = open(path, "rb")  # noqa: SIM115 (closed when its lines run out)
+            yield from numbered_lines(_source_lines(source))
         except OSError as error:
-            read.error = f"{path}: cannot read the failures file: {error.strerror or error}"
-            return
-        with stream:
-            yield from numbered_lines(stream)
+            read.error = unreadable(source, error)
 
-    return FailuresRows(path, lines(), group_paths, read)
+    return FailuresRows(source.name, lines(), group_paths, read)
 
 
-def first_identity(path: str) -> tuple[Any, ...] | None:
+def first_identity(source: Source) -> tuple[Any, ...] | None:
     """The identity of a failures file's first row (its first line that is a JSON object), None when that
     row has none or there is no row; ``OSError`` when the file cannot be read."""
-    with open(path, "rb") as stream:
-        for line in stream:
-            try:
-                row = json.loads(line) if line.strip() else None
-            except ValueError:
-                continue
-            if isinstance(row, dict):
-                return identity_of(row)
+    for line in _source_lines(source):
+        try:
+            row = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            return identity_of(row)
     return None
 
 

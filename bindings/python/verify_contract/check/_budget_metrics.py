@@ -141,11 +141,12 @@ def render(report: Report) -> bytes:
 
 
 def write_metrics(report: Report, path: str) -> None:
-    """Replace ``path`` atomically with the run's metrics."""
-    prometheus = _prometheus()
-    registry = prometheus.CollectorRegistry(auto_describe=False)
-    registry.register(_collector(report))
-    prometheus.write_to_textfile(path, registry)
+    """Replace ``path`` atomically with the run's metrics (``_outputs.written_whole``)."""
+    from verify_contract.check._outputs import written_whole
+
+    text = render(report)
+    with written_whole(path) as temporary, open(temporary, "wb") as stream:
+        stream.write(text)
 
 
 __all__ = ["ABSENT_GROUP", "BudgetCollector", "kind_label", "label_name", "render", "write_metrics"]

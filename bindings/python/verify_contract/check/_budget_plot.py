@@ -9,7 +9,6 @@ a group's bar is the share of that group's rollouts in the block that were maske
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 
 from verify_contract.check._budget_report import _rate
@@ -173,9 +172,10 @@ def write_plot(run: BudgetRun, path: str) -> None:
     figure = build_figure(run)
     from matplotlib import pyplot
 
-    temporary = f"{path}.tmp-{os.getpid()}.png"
+    from verify_contract.check._outputs import written_whole
+
     try:
-        figure.savefig(temporary, dpi=100)
+        with written_whole(path, ".png") as temporary:
+            figure.savefig(temporary, dpi=100)
     finally:
         pyplot.close(figure)
-    os.replace(temporary, path)

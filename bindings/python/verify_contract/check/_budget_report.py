@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 from verify_contract._budget_caps import MAX_DISTINCT
 from verify_contract._counted import counted
@@ -117,11 +116,11 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
 def write_retry_list(run: BudgetRun, path: str) -> int:
     """The rollouts to run again as JSON lines, written whole or not at all (streamed: a grid's missing
     identities are generated as they are written); returns how many."""
+    from verify_contract.check._outputs import written_whole
+
     written = 0
-    temporary = f"{path}.tmp-{os.getpid()}"
-    with open(temporary, "w", encoding="utf-8") as stream:
+    with written_whole(path) as temporary, open(temporary, "w", encoding="utf-8") as stream:
         for row in run.retry_rows():
             stream.write(json.dumps(row, ensure_ascii=False, sort_keys=False) + "\n")
             written += 1
-    os.replace(temporary, path)
     return written

@@ -13,7 +13,7 @@ import sys
 import zlib
 from collections.abc import Iterator
 
-from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, Source
+from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, ObjectChanged, Source
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -38,15 +38,16 @@ def _has_suffix(path: str) -> bool:
 
 
 def resolve(
-    arguments: list[str], *, urls: bool = False, storage_options: dict[str, Any] | None = None
+    arguments: list[str], *, urls: bool = False, storage_options: dict[str, Any] | None = None, glob: bool = True
 ) -> tuple[list[Source], list[str]]:
     """Expand the command-line inputs into sources, in order; the second list holds input errors.
 
     A directory contributes its ``.json``/``.jsonl``/``.ndjson`` files (``.gz`` too), recursively and
     sorted; a pattern with ``*``, ``?`` or ``[`` that names no existing path is expanded as a glob
-    (``**`` recurses). A file named explicitly is read whatever its suffix. With ``urls``, an fsspec URL
-    (``s3://bucket/prefix/*.jsonl``) is resolved the same way in its filesystem (``remote``), opened with
-    ``storage_options``.
+    (``**`` recurses); with ``glob`` False (``--no-glob``) never. A file named explicitly is read whatever
+    its suffix. With ``urls``, an fsspec URL (``s3://bucket/prefix/*.jsonl``) is resolved the same way in
+    its filesystem (``remote``), opened with ``storage_options``: a key is a pattern only when no object
+    has that exact name.
     """
     sources: list[Source] = []
     errors: list[str] = []
@@ -57,7 +58,7 @@ def resolve(
         if urls and is_url(argument) and not os.path.lexists(argument):
             from verify_contract.check import _remote as remote  # only for URLs: a local run imports no fsspec
 
-            found_sources, found_errors = remote.resolve_url(argument, storage_options or {})
+            found_sources, found_errors = remote.resolve_url(argument, storage_options or {}, glob)
             sources.extend(found_sources)
             errors.extend(found_errors)
             continue
@@ -70,11 +71,11 @@ def resolve(
                 errors.append(f"{argument}: no .json or .jsonl files in this directory")
         elif os.path.lexists(argument):
             sources.append(Source(argument, argument))
-        elif _GLOB_CHARS & set(argument):
-            import glob
+        elif glob and _GLOB_CHARS & set(argument):
+            import glob as globbing
             from pathlib import Path
 
-            matches = sorted(Path(m) for m in glob.glob(argument, recursive=True))
+            matches = sorted(Path(m) for m in globbing.glob(argument, recursive=True))
             files = [m for m in matches if m.is_file()]
             sources.extend(Source(str(m), m) for m in files)
             if not files:
@@ -172,8 +173,9 @@ def line_views(source: Source, chunk_bytes: int | None = None) -> Iterator[memor
             try:
                 read = stream.readinto(memoryview(buffer)[filled:])  # type: ignore[attr-defined]
             except (OSError, EOFError, zlib.error) as error:
-                # A truncated or corrupt gzip member: what was read so far still gets checked.
-                if filled:
+                # A truncated or corrupt gzip member: what was read so far still gets checked (not the line an
+                # object's replacement cut: its end is in another version).
+                if filled and not isinstance(error, ObjectChanged):
                     yield memoryview(buffer)[:filled]
                 raise InputError(f"{source.name}: {_describe(error)}") from error
             if not read:

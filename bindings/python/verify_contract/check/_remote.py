@@ -16,7 +16,7 @@ import io
 import json
 from typing import Any, BinaryIO
 
-from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, Source
+from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, ObjectChanged, Source
 
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 """The package extra that brings each protocol's filesystem (``pip install 'verify-contract[s3]'``)."""
@@ -69,21 +69,39 @@ def filesystem(url: str, options_json: str) -> tuple[Any, str]:
     return fs, path
 
 
+IDENTITY_KEYS = ("ETag", "etag", "generation")
+"""What names one version of an object in fsspec's ``info`` (S3's ETag, GCS's generation): the first present."""
+
+
+def identity(info: dict[str, Any]) -> str:
+    """The version an object's ``info`` describes (``ETag "9b2c..."``), or "" when the store tells none."""
+    for key in IDENTITY_KEYS:
+        value = info.get(key)
+        if value not in (None, ""):
+            return f"{key} {value}"
+    return ""
+
+
 class _Reader(io.RawIOBase):
     """An object read by ranged requests of ``block_bytes``, ``AHEAD`` of them in flight while the caller checks
     what came before (the transfer overlaps the checking, and a request's latency is paid once per block).
     Every failure is an ``OSError`` naming no secret: the readers of ``inputs`` turn an ``OSError`` into an
     input error, whatever the filesystem's own exception was. Measured against moto's server: fsspec's own
-    buffered file (a read-ahead cache) read at 37-48 MB/s where ranged requests read at 120 MB/s and more."""
+    buffered file (a read-ahead cache) read at 37-48 MB/s where ranged requests read at 120 MB/s and more.
+
+    The object is read at one version: ``version`` (its ``identity``, pinned when it was listed or opened) is
+    asked of the store again after every block is fetched (one small request per block), so a block fetched
+    from a replacement is never handed on: the read stops with ``ObjectChanged`` instead."""
 
     AHEAD = 2
 
-    def __init__(self, fs: Any, path: str, size: int, block_bytes: int) -> None:
+    def __init__(self, fs: Any, path: str, size: int, block_bytes: int, version: str = "") -> None:
         super().__init__()
         self._fs = fs
         self._path = path
         self._size = size
         self._block = block_bytes
+        self._version = version
         self._position = 0  # of the next byte the caller reads
         self._current = memoryview(b"")  # the fetched bytes from ``_position`` on
         self._pending: list[Any] = []  # futures of the next blocks, in order
@@ -94,7 +112,15 @@ class _Reader(io.RawIOBase):
         end = min(start + self._block, self._size)
         data = bytes(self._fs.cat_file(self._path, start=start, end=end))
         if len(data) != end - start:  # replaced or cut while read: its bytes would not join up
-            raise OSError(f"the object changed while it was read (bytes {start}-{end} gave {len(data)})")
+            raise ObjectChanged(f"the object changed while it was read (bytes {start}-{end} gave {len(data)})")
+        if self._version:
+            self._fs.invalidate_cache(self._path)  # a listing's cached info would answer for the object
+            now = identity(self._fs.info(self._path))
+            if now != self._version:
+                raise ObjectChanged(
+                    f"the object changed while it was read ({self._version} when listed or first read, "
+                    f"{now or 'none'} at bytes {start}-{end}); read no further, so that no report mixes two versions"
+                )
         return data
 
     def _ask(self) -> None:
@@ -150,37 +176,58 @@ class _Reader(io.RawIOBase):
         super().close()
 
 
-def open_url(url: str, options_json: str, block_bytes: int = READ_BLOCK_BYTES) -> BinaryIO:
-    """A buffered binary stream of the object's bytes as stored. Raises ``InputError`` naming the URL."""
+def open_url(url: str, options_json: str, block_bytes: int | None = None, version: str = "") -> BinaryIO:
+    """A buffered binary stream of the object's bytes as stored, at one version: ``version`` when given (the
+    one listed), else the one this call finds. Raises ``InputError`` naming the URL."""
     fs, path = filesystem(url, options_json)
     try:
-        size = int(fs.size(path))
+        info = fs.info(path)  # from the listing when the object was listed: no request (every block asks again)
+        size = int(info["size"])
     except Exception as error:
         raise InputError(f"{url}: {describe(error)}") from error
-    return io.BufferedReader(_Reader(fs, path, size, block_bytes), buffer_size=1 << 20)
+    found = identity(info)
+    if version and found != version:
+        raise InputError(f"{url}: the object changed since it was listed ({version}, now {found or 'none'})")
+    reader = _Reader(fs, path, size, block_bytes or READ_BLOCK_BYTES, version or found)
+    return io.BufferedReader(reader, buffer_size=1 << 20)
 
 
 class RemoteSource(Source):
-    """A source read through fsspec: ``name`` and ``file`` are its URL; ``options_json`` its storage options."""
+    """A source read through fsspec: ``name`` and ``file`` are its URL; ``options_json`` its storage options;
+    ``version`` the object's ``identity`` when it was listed ("" when unknown), which every read of it (a Ray
+    task's byte range too) must find, so that all of a run reads one version."""
 
-    __slots__ = ("options_json",)
+    __slots__ = ("options_json", "version")
     options_json: str
+    version: str
 
-    def __init__(self, url: str, options_json: str = "{}") -> None:
+    def __init__(self, url: str, options_json: str = "{}", version: str = "") -> None:
         # Source's slots and this class's own (``_freeze`` knows only the latter's setters).
         for set_slot, value in zip(
-            (*Source._slot_setters, *RemoteSource._slot_setters), (url, url, options_json), strict=True
+            (*Source._slot_setters, *RemoteSource._slot_setters), (url, url, options_json, version), strict=True
         ):
             set_slot(self, value)
 
     def _values(self) -> tuple[Any, ...]:
-        return (self.name, self.options_json)
+        return (self.name, self.options_json, self.version)
 
     def __reduce__(self) -> tuple[type[RemoteSource], tuple[Any, ...]]:
-        return RemoteSource, (self.name, self.options_json)
+        return RemoteSource, (self.name, self.options_json, self.version)
 
     def __repr__(self) -> str:
         return f"RemoteSource({self.name!r})"  # never the options: they may hold credentials
+
+    def sibling(self, name: str) -> Source | None:
+        """The object ``name`` (a URL in the same store) if it exists; an error other than its absence is left
+        for the read to report."""
+        fs, path = filesystem(name, self.options_json)
+        try:
+            info = fs.info(path)
+        except FileNotFoundError:
+            return None
+        except Exception:
+            return RemoteSource(name, self.options_json)
+        return RemoteSource(name, self.options_json, identity(info)) if info.get("type") == "file" else None
 
     def size(self) -> int | None:
         fs, path = filesystem(self.name, self.options_json)
@@ -190,7 +237,7 @@ class RemoteSource(Source):
             return None
 
     def open_raw(self) -> BinaryIO:
-        return open_url(self.name, self.options_json)
+        return open_url(self.name, self.options_json, version=self.version)
 
     def stat(self) -> tuple[int, bool]:
         """The object's size and whether it is gzip-compressed (its first two bytes; one small ranged read,
@@ -208,34 +255,46 @@ def _has_suffix(path: str) -> bool:
     return path.rsplit("/", 1)[-1].lower().endswith(SUFFIXES)
 
 
-def resolve_url(argument: str, storage_options: dict[str, Any]) -> tuple[list[Source], list[str]]:
-    """Expand one URL into sources (``inputs.resolve``'s rules for paths), and the errors, each naming it."""
+def resolve_url(argument: str, storage_options: dict[str, Any], glob: bool = True) -> tuple[list[Source], list[str]]:
+    """Expand one URL into sources (``inputs.resolve``'s rules for paths), and the errors, each naming it. A
+    key with ``*``, ``?`` or ``[`` is taken literally when an object of that exact name exists, as a shell
+    takes a file (a pattern only when none does); with ``glob`` False, always literally."""
     options_json = json.dumps(storage_options, sort_keys=True)
     try:
         fs, path = filesystem(argument, options_json)
     except InputError as error:
         return [], [str(error)]
 
-    def url_of(found: str) -> str:
-        return str(fs.unstrip_protocol(found))
+    def source_of(name: str, info: dict[str, Any]) -> RemoteSource:
+        return RemoteSource(str(fs.unstrip_protocol(name)), options_json, identity(info))
 
     try:
-        if _GLOB_CHARS & set(path):
+        info = _info_or_none(fs, path)
+        if info is None and glob and _GLOB_CHARS & set(path):
             matches = fs.glob(path, detail=True)
-            files = sorted(name for name, info in matches.items() if info.get("type") == "file")
+            files = sorted((name, item) for name, item in matches.items() if item.get("type") == "file")
             if not files:
                 return [], [f"{argument}: no object matches this pattern"]
-            return [RemoteSource(url_of(name), options_json) for name in files], []
-        info = fs.info(path)
+            return [source_of(name, item) for name, item in files], []
+        if info is None:
+            return [], [f"{argument}: {describe(FileNotFoundError())}"]
         if info.get("type") != "directory":
-            return [RemoteSource(argument, options_json)], []
+            return [RemoteSource(argument, options_json, identity(info))], []
         found = fs.find(path, detail=True)
-        files = sorted(name for name, item in found.items() if item.get("type") == "file" and _has_suffix(name))
+        files = sorted((name, item) for name, item in found.items() if item.get("type") == "file" and _has_suffix(name))
         if not files:
             return [], [f"{argument}: no .json or .jsonl objects under this prefix"]
-        return [RemoteSource(url_of(name), options_json) for name in files], []
+        return [source_of(name, item) for name, item in files], []
     except Exception as error:
         return [], [f"{argument}: {describe(error)}"]
 
 
-__all__ = ["RemoteSource", "describe", "filesystem", "open_url", "resolve_url"]
+def _info_or_none(fs: Any, path: str) -> dict[str, Any] | None:
+    try:
+        info: dict[str, Any] = fs.info(path)
+    except FileNotFoundError:
+        return None
+    return info
+
+
+__all__ = ["ObjectChanged", "RemoteSource", "describe", "filesystem", "identity", "open_url", "resolve_url"]

@@ -270,17 +270,19 @@ def check_paths(
     budget: BudgetRun | None = None,
     sidecars: bool = True,
     storage_options: dict[str, Any] | None = None,
+    glob: bool = True,
 ) -> Report:
     """Check files, directories, globs, fsspec URLs (opened with ``storage_options``) or ``-``; unreadable
-    inputs are listed in ``report.input_errors``.
+    inputs are listed in ``report.input_errors``. ``glob`` False: every path and key taken literally.
 
     ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``sidecars``: a NeMo Gym
-    failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input, is read as failed
-    rollouts after the main inputs, not checked as verify responses; a run that finds one and has no budget
-    gets an unbounded one, so its report counts them.
+    failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input (in the main input's own
+    store: a directory or a bucket), is read as failed rollouts merged into its main file's by rollout identity
+    (SPEC 11.1), not checked as verify responses; a run that finds one and has no budget gets an unbounded one,
+    so its report counts them.
     """
     options = options or CheckOptions(version, profile)
-    sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options)
+    sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options, glob=glob)
     sources, options, budget, unread = with_failures_files(sources, options, budget, sidecars)
     report = check_sources(sources, options, progress, budget)
     report.input_errors[:0] = errors
@@ -305,23 +307,23 @@ def with_failures_files(
     return sources, with_budget(options, budget), budget, unread
 
 
-def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files: list[str]) -> list[str]:
+def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files: list[Source]) -> list[str]:
     """Each failures file opened and attached to its main input (``<stem>.jsonl`` for ``<stem>_failures.jsonl``)
     when that is an input, else fed after every main input. A main file is read with its lines' identities
     only when its failures file's first row carries one: otherwise the merge puts the whole failures file
     after it (SPEC 11.1) and its lines go the fast way. Returns the files that cannot be read, one line each."""
-    from verify_contract.check._budget import SIDECAR_SUFFIX, first_identity, open_failures
+    from verify_contract.check._budget import SIDECAR_SUFFIX, first_identity, open_failures, unreadable
 
     by_file = {source.file: source.name for source in mains if source.file is not None}
     attached, alone, ordered, unread = {}, [], set(), []
-    for file in failures_files:
+    for failures in failures_files:
         try:
-            identified = first_identity(file) is not None
+            identified = first_identity(failures) is not None
         except OSError as error:
-            unread.append(f"{file}: cannot read the failures file: {error.strerror or error}")
+            unread.append(unreadable(failures, error))
             continue
-        rows = open_failures(file, budget.spec.group_paths, budget.sidecar_read(file))
-        main = by_file.get(file[: -len(SIDECAR_SUFFIX)] + ".jsonl")
+        rows = open_failures(failures, budget.spec.group_paths, budget.sidecar_read(failures.name))
+        main = by_file.get(failures.name[: -len(SIDECAR_SUFFIX)] + ".jsonl")
         if main is None or main in attached:
             alone.append(rows)
             continue
@@ -333,21 +335,26 @@ def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files
     return unread
 
 
-def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[str]]:
+def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[Source]]:
     """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
-    is one, and so is the one beside a main input (SPEC 11.1)."""
+    is one, and so is the one beside a main input (SPEC 11.1), looked up in the main input's own store (a
+    local directory, or the bucket of a URL) and read through the same layer."""
     from verify_contract.check import _budget as check_budget
 
-    mains, failures_files = [], []
+    mains: list[Source] = []
+    failures_files: list[Source] = []
     for source in sources:
         if source.file is not None and check_budget.is_sidecar(source.file):
-            failures_files.append(source.file)
+            failures_files.append(source)
         else:
             mains.append(source)
+    named = {source.name for source in failures_files}
     for source in mains:
-        found = check_budget.sidecar_of(source.file) if source.file is not None else None
-        if found is not None and found not in failures_files:
+        candidate = check_budget.sidecar_of(source.file) if source.file is not None else None
+        found = source.sibling(candidate) if candidate is not None and candidate not in named else None
+        if found is not None:
             failures_files.append(found)
+            named.add(found.name)
     return mains, failures_files
 
 

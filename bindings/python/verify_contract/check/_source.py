@@ -23,6 +23,12 @@ class InputError(OSError):
     """A path cannot be read (missing, unreadable, not a JSON file, corrupt gzip): exit code 2."""
 
 
+class ObjectChanged(OSError):
+    """An object in storage was replaced since it was listed or since its first bytes were read: what follows
+    would be a blend of two versions, so the read stops there, and the line it cut is not checked (exit 2,
+    naming the URL)."""
+
+
 class Source(FrozenRecord):
     """One input: a file (``file``, its path as given), or stdin (``file`` None)."""
 
@@ -58,6 +64,11 @@ class Source(FrozenRecord):
             return os.stat(self.file).st_size
         except OSError:
             return None
+
+    def sibling(self, name: str) -> Source | None:
+        """The input named ``name`` in this one's store (a local path here; a URL's source looks in its bucket),
+        if a file of that name exists: how a failures file beside a main file is found (SPEC 11.1)."""
+        return Source(name, name) if os.path.isfile(name) else None
 
     def open_raw(self) -> BinaryIO:
         """The file's bytes as stored (a URL's source, ``remote.RemoteSource``, opens through fsspec)."""

@@ -12,8 +12,8 @@ from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, EVENTS_KEP
 from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_paths
 from verify_contract.cli import _extras as extras
 from verify_contract.cli import _remote as remote_check
-from verify_contract.cli._check_output import exit_code, format_json, format_text, write_outputs
-from verify_contract.cli._exit_codes import EXIT_USAGE
+from verify_contract.cli._check_output import exit_code, format_json, format_text, output_error, write_outputs
+from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
 from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -156,6 +156,23 @@ def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
     return BudgetRun(budget, FactSpec(budget.group_paths, identities), on_event)
 
 
+OUTPUT_FLAGS = (("--retry-list", "retry_list"), ("--metrics-file", "metrics_file"), ("--plot", "plot"))
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every file the run will write, tried before it starts (``--follow`` too): ``UsageError`` for the first
+    that cannot be written."""
+    for option, name in OUTPUT_FLAGS:
+        path = getattr(args, name)
+        if path is None:
+            continue
+        from verify_contract.check._outputs import output_problem
+
+        problem = output_problem(path)
+        if problem is not None:
+            raise UsageError(f"{option} {problem}" if problem.startswith("needs") else f"{option}: {problem}")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.max_findings < 0 or args.jobs < 1:
         print("verify-contract check: --max-findings must be >= 0 and --jobs >= 1", file=sys.stderr)
@@ -166,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         budget = make_budget(args) if budget_wanted(args) else None
+        _check_outputs(args)
         if args.follow and remote_check.selected(args):
             raise UsageError("--follow reads a local file as it grows: not with --engine ray or --storage-options")
         if args.follow:
@@ -174,9 +192,6 @@ def run(args: argparse.Namespace) -> int:
             return follow(args, budget)
         if args.fail_fast:
             raise UsageError("--fail-fast stops a --follow run at its first breach; add --follow")
-        for option, name in (("--plot", args.plot), ("--metrics-file", args.metrics_file)):
-            if name is not None and not name.strip():
-                raise UsageError(f"{option} needs a file name")
         if args.docs_url is not None and not args.docs_url.strip():
             raise UsageError("--docs-url needs the site's address (e.g. https://example.org/verify-contract)")
     except (UsageError, ImportError) as refused:
@@ -205,8 +220,20 @@ def run(args: argparse.Namespace) -> int:
             report = outcome
         else:
             report = check_paths(
-                args.paths, options=options, progress=progress, budget=budget, sidecars=not args.no_sidecar
+                args.paths,
+                options=options,
+                progress=progress,
+                budget=budget,
+                sidecars=not args.no_sidecar,
+                glob=not args.no_glob,
             )
+    except KeyboardInterrupt as stop:  # ^C, SIGTERM, SIGHUP: no report, since it would be incomplete
+        if budget is None or not budget.breached():
+            raise
+        from verify_contract.cli._stops import message
+
+        print(f"verify-contract check: {message(stop)} after the failure budget was breached", file=sys.stderr)
+        return EXIT_BUDGET  # a breach outranks a stop
     except RuntimeError as failure:
         from verify_contract.check._workers import WorkerDied  # only --jobs imports it
 
@@ -223,16 +250,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_outputs(report, args)
         except (OSError, ImportError) as failed:
-            report.input_errors.append(str(failed) if isinstance(failed, ImportError) else _os_error(failed))
+            report.input_errors.append(str(failed) if isinstance(failed, ImportError) else output_error(failed))
         text = format_json(report, options, args.docs_url) if args.format == "json" else None
         print(text if text is not None else format_text(report, options, docs_url=args.docs_url))
     for error in report.input_errors:
         print(f"verify-contract check: {error}", file=sys.stderr)
     return exit_code(report, args.warnings_as_errors)
-
-
-def _os_error(error: OSError) -> str:
-    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
 def register(commands: Any) -> None:
@@ -241,7 +264,9 @@ def register(commands: Any) -> None:
         help="validate verify responses in .json/.jsonl files, directories, globs or - (stdin); gzip too",
         description="Exit codes: 0 all valid, 1 a document breaks the contract (or warns, with "
         "--warnings-as-errors), 2 usage or input error, 3 a failure budget (--max-masked, "
-        "--max-consecutive-masked) was breached (it outranks 1; the report lists both).",
+        "--max-consecutive-masked) was breached (it outranks 1; the report lists both), 130, 143 or 129 "
+        "stopped by ^C, SIGTERM or SIGHUP (--follow prints its summary and writes its files first). "
+        "A breach outranks a stop: stopped after a breach, the exit code is 3.",
     )
     check.add_argument("paths", nargs="+", metavar="INPUT", help="file, directory, glob, or - for stdin")
     check.add_argument(
@@ -322,7 +347,9 @@ def register(commands: Any) -> None:
         help="plot the share masked or failed per window, a panel per group on one rollout axis (needs [plot])",
     )
     budget.add_argument(
-        "--follow", action="store_true", help="follow a growing file as tail -F does; ^C prints the summary"
+        "--follow",
+        action="store_true",
+        help="follow a growing regular file as tail -F does; ^C, SIGTERM or SIGHUP print the summary",
     )
     budget.add_argument("--fail-fast", action="store_true", help="with --follow: stop at the first breach (exit 3)")
     check.set_defaults(handler=run)

@@ -149,6 +149,11 @@ def exit_code(report: Report, warnings_as_errors: bool) -> int:
     return EXIT_OK
 
 
+def output_error(error: OSError) -> str:
+    """A failed output in one line: its path (the user's, ``check._outputs``) and the reason."""
+    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
+
+
 def write_outputs(report: Report, args: argparse.Namespace) -> None:
     """The retry list, the metrics file and the plot, each written whole (a reader never sees half)."""
     run = report.budget

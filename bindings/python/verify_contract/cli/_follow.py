@@ -1,10 +1,12 @@
 """``check --follow FILE``: check a rollout file while a run writes it, as ``tail -F`` follows a log.
 
 Whole lines are checked as they arrive (a partial last line waits for its newline); the file's failures
-file (``<stem>_failures.jsonl``) is followed too. A truncated file is read again from its start, a rotated one
-(a new file under the name) from the start of the new file, after the rest of the old one. Budget events are
-printed as they happen, within a poll interval of the line that caused them; the metrics file is refreshed
-every window. ^C prints the summary and exits 130; ``--fail-fast`` stops at the first breach (exit 3).
+file (``<stem>_failures.jsonl``) is followed too. Rotation and truncation are ``check._tail``'s: a rotated
+file is drained before the new one is read, a truncated one read again from its start, the backlog in bounded
+chunks, and a line that could not be read is counted. Budget events are printed as they happen, within a poll
+interval of the line that caused them; the metrics file is refreshed every window. ^C, SIGTERM and SIGHUP
+print the summary, write the retry list and the final metrics, and exit 130, 143 and 129, or 3 when the
+budget was breached (a breach outranks a stop); ``--fail-fast`` stops at the first breach (exit 3).
 """
 
 from __future__ import annotations
@@ -18,119 +20,24 @@ from verify_contract.check._budget import BudgetRun, FailuresRows, numbered_line
 from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import Report
 from verify_contract.check._run import add_budget_findings, add_sidecar_findings
-from verify_contract.check._source import GZIP_MAGIC
+from verify_contract.check._tail import Tail, TailError
+from verify_contract.cli import _stops as stops
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
-    from typing import BinaryIO
 
     from verify_contract.budget import BudgetEvent
 
 POLL_SECONDS = 0.1
 """How often a followed file is looked at: a breach is reported within this (plus the check) of its line."""
-READ_BYTES = 1 << 20
-
-
-class FollowError(Exception):
-    """The file cannot be followed (gzip, a directory, several inputs): one line, exit 2."""
-
-
-class _Tail:
-    """One followed file: complete lines as they are appended, across truncation and rotation."""
-
-    def __init__(self, path: str, notice: Callable[[str], None]) -> None:
-        self.path = path
-        self.notice = notice
-        self.stream: BinaryIO | None = None
-        self.inode: tuple[int, int] | None = None
-        self.position = 0
-        self.pending = b""
-        self.line = 1  # number of the next complete line
-
-    def _open(self) -> bool:
-        try:
-            stream = open(self.path, "rb")  # noqa: SIM115 (kept open while followed)
-        except FileNotFoundError:
-            return False
-        head = stream.read(2)
-        if head == GZIP_MAGIC:
-            stream.close()
-            raise FollowError(f"{self.path}: gzip-compressed; --follow reads a growing plain file (check it without)")
-        stream.seek(0)
-        status = os.fstat(stream.fileno())
-        self.stream, self.inode, self.position, self.pending, self.line = (
-            stream,
-            (status.st_dev, status.st_ino),
-            0,
-            b"",
-            1,
-        )
-        return True
-
-    def lines(self) -> tuple[bytes, int]:
-        """(complete lines appended since the last call, the number of the first of them)."""
-        if self.stream is None and not self._open():
-            return b"", self.line
-        assert self.stream is not None
-        collected = self._read()
-        first = self.line
-        try:
-            status = os.stat(self.path)
-        except FileNotFoundError:
-            return self._complete(collected, first)  # moved away: keep reading the old until a new one appears
-        if (status.st_dev, status.st_ino) != self.inode:
-            # Rotated: the rest of the old file, then the new one from its start.
-            collected += self._read()
-            done = self._complete(collected, first)
-            if self.pending:
-                self.notice(f"{self.path}: rotated with an unfinished last line ({len(self.pending)} bytes dropped)")
-            self.stream.close()
-            self.stream = None
-            self.notice(f"{self.path}: rotated; following the new file from its start")
-            self._open()
-            return done
-        if status.st_size < self.position:
-            self.notice(
-                f"{self.path}: truncated from {self.position:,} to {status.st_size:,} bytes; "
-                "reading it again from its start (lines counted so far stay counted)"
-            )
-            done = self._complete(collected, first)
-            self.stream.seek(0)
-            self.position, self.pending, self.line = 0, b"", 1
-            return done
-        return self._complete(collected, first)
-
-    def _read(self) -> bytes:
-        assert self.stream is not None
-        parts = []
-        while True:
-            data = self.stream.read(READ_BYTES)
-            if not data:
-                break
-            parts.append(data)
-            self.position += len(data)
-        return b"".join(parts)
-
-    def _complete(self, data: bytes, first: int) -> tuple[bytes, int]:
-        data = self.pending + data
-        cut = data.rfind(b"\n") + 1
-        self.pending = data[cut:]
-        whole = data[:cut]
-        self.line += whole.count(b"\n")
-        return whole, first
-
-    def close(self) -> None:
-        if self.stream is not None:
-            self.stream.close()
 
 
 def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     from verify_contract.check._budget import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._budget_report import event_line
-    from verify_contract.cli._check_output import finding_line, format_json, format_text, write_outputs
+    from verify_contract.cli._check_output import finding_line, format_json, format_text, output_error, write_outputs
 
     if args.metrics_file:
         from verify_contract.check._budget_metrics import write_metrics
@@ -167,68 +74,80 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     )
     report = Report(options.version, options.profile, options.max_findings, files=1)
     report.budget = budget
-    main = _Tail(path, notice)
+    main = Tail(path, notice)
     # The failures file may not exist yet: it is followed by name, as the main file is.
     sidecar_path = None
     if not args.no_sidecar and path.endswith(".jsonl") and not is_sidecar(path):
         sidecar_path = path[: -len(".jsonl")] + SIDECAR_SUFFIX
-    side = _Tail(sidecar_path, notice) if sidecar_path is not None else None
+    side = Tail(sidecar_path, notice) if sidecar_path is not None else None
     side_read = None  # its counts, from its first row on
     refreshed = 0
     listed = 0
     code = None
+    metrics_failed = False
     try:
-        if not os.path.exists(path):
-            notice(f"{path}: does not exist yet; waiting for it")
-        while code is None:
-            merging = False
-            if side is not None:
-                rows, first_row = side.lines()
-                if rows:
+        with stops.deferred() as stop:
+            if not os.path.exists(path):
+                notice(f"{path}: does not exist yet; waiting for it")
+            while code is None and not stop.signum:
+                merging = False
+                pieces = side.read() if side is not None else []
+                if side is not None and pieces:
                     side_read = budget.sidecar_read(side.path)
-                    merge = FailuresRows(
-                        side.path, numbered_lines(rows.splitlines(), first_row), budget.spec.group_paths, side_read
-                    )
+                    numbered = (row for rows, first in pieces for row in numbered_lines(rows.splitlines(), first))
+                    merge = FailuresRows(side.path, numbered, budget.spec.group_paths, side_read)
                     head = merge.head()
                     merging = head is not None and head[3] is not None
                     budget.merge_failures([path], {path: merge}, [])
-            whole, first = main.lines()
-            if whole:
-                room = report.max_findings - len(report.findings)
-                tally = check_chunk(whole, first, path, identified if merging else options, room)
-                facts, tally.facts = tally.facts, []
-                report.tally.merge(tally)
-                for found in report.findings[listed:]:
-                    print(finding_line(found.path, found.line, found.finding, args.docs_url), flush=True)
-                listed = len(report.findings)
-                for chunk_facts in facts:
-                    budget.feed(chunk_facts)
-            budget.finish_failures()  # the poll's failures rows left after its main lines; events reported now
-            if side is not None and side_read is not None:
-                for line, finding in side_read.findings:
-                    print(f"{side.path}:{line}: {finding.severity.value} [{finding.rule}] {finding.message}")
-                add_sidecar_findings(report, side.path, side_read)
-            if args.metrics_file and budget.budget.rollouts - refreshed >= budget.budget.window:
-                refreshed = budget.budget.rollouts
-                write_metrics(report, args.metrics_file)
-            if args.fail_fast and budget.breached():
-                code = EXIT_BUDGET
-                break
-            time.sleep(POLL_SECONDS)
-    except FollowError as refused:
+                for whole, first in main.read():
+                    room = report.max_findings - len(report.findings)
+                    tally = check_chunk(whole, first, path, identified if merging else options, room)
+                    facts, tally.facts = tally.facts, []
+                    report.tally.merge(tally)
+                    for found in report.findings[listed:]:
+                        print(finding_line(found.path, found.line, found.finding, args.docs_url), flush=True)
+                    listed = len(report.findings)
+                    for chunk_facts in facts:
+                        budget.feed(chunk_facts)
+                budget.finish_failures()  # the poll's failures rows left after its main lines; events reported now
+                if side is not None and side_read is not None:
+                    for line, finding in side_read.findings:
+                        print(f"{side.path}:{line}: {finding.severity.value} [{finding.rule}] {finding.message}")
+                    add_sidecar_findings(report, side.path, side_read)
+                if args.metrics_file and budget.budget.rollouts - refreshed >= budget.budget.window:
+                    refreshed = budget.budget.rollouts
+                    try:
+                        write_metrics(report, args.metrics_file)
+                    except OSError as failed:  # told once; tried again each window, and at the end
+                        if not metrics_failed:
+                            notice(f"--metrics-file {failed.filename}: {failed.strerror}; still following")
+                        metrics_failed = True
+                if args.fail_fast and budget.breached():
+                    code = EXIT_BUDGET
+                    break
+                if not main.more and (side is None or not side.more):  # a backlog is read on without a pause
+                    time.sleep(POLL_SECONDS)
+            if stop.signum:
+                code = 128 + stop.signum  # the summary still prints: that is what a stop asks of a follow
+    except TailError as refused:
         print(f"verify-contract check: {refused}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        code = 130  # the summary still prints: that is what ^C asks of a follow
     finally:
         main.close()
         if side is not None:
             side.close()
+    for tail in (main, side):
+        if tail is not None:
+            tail.finish()
+            if tail.lost_lines:
+                report.input_errors.append(
+                    f"{tail.path}: {tail.lost_lines:,} lines could not be read (see the notices above)"
+                )
     add_budget_findings(report)
     try:
         write_outputs(report, args)
     except (OSError, ImportError) as failed:
-        report.input_errors.append(str(failed))
+        report.input_errors.append(str(failed) if isinstance(failed, ImportError) else output_error(failed))
     # JSON: the report on one line, after the events' lines (a stream of JSON lines).
     if as_json:  # the report on one line
         text = json.dumps(json.loads(format_json(report, options, args.docs_url)))
@@ -237,4 +156,7 @@ def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
     print(text, flush=True)
     for problem in report.input_errors:
         print(f"verify-contract check: {problem}", file=sys.stderr)
+    if code != EXIT_BUDGET and budget.breached():
+        return EXIT_BUDGET  # a breach outranks a stop: the run is to be looked at, however it ended
+    assert code is not None  # the loop ends at a breach with --fail-fast, or at a stop
     return code

@@ -27,7 +27,7 @@ COMMAND_MODULES = {
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell reports for grep or cat whose reader went away (``| head``)."""
 EXIT_INTERRUPTED = 130
-"""128 + SIGINT: what a shell reports for a command stopped with ^C."""
+"""128 + SIGINT: what a shell reports for a command stopped with ^C (SIGTERM 143, SIGHUP 129: ``_stops``)."""
 
 
 def version_text() -> str:
@@ -102,12 +102,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     args = build_parser(arguments).parse_args(arguments)
+    from verify_contract.cli import _stops as stops
+
     try:
-        code: int = args.handler(args)
-        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
-    except KeyboardInterrupt:  # ^C: stop without a traceback (the --jobs workers stop with the parent)
-        print("verify-contract: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        with stops.installed():  # SIGTERM and SIGHUP stop as ^C does
+            code: int = args.handler(args)
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
+    except KeyboardInterrupt as stop:  # ^C, SIGTERM, SIGHUP: no traceback (the --jobs workers stop with the parent)
+        print(f"verify-contract: {stops.message(stop)}", file=sys.stderr)
+        return stops.exit_status(stop)
     except BrokenPipeError:
         # The reader stopped reading (`| head`): stop quietly, as grep does. stdout is pointed at devnull so
         # that the interpreter's final flush of what is still buffered cannot raise again.

@@ -82,6 +82,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         endpoint = endpoint_of(args.url, args.path)
         checks = selected_checks(args)
+        if args.output is not None:  # tried before the probe runs, not after (check._outputs)
+            from verify_contract.check._outputs import output_problem
+
+            problem = output_problem(args.output)
+            if problem is not None:
+                raise UsageError(f"--output {problem}" if problem.startswith("needs") else f"--output: {problem}")
         if args.n is not None and not args.replay:
             raise UsageError("--n samples a --replay file")
         if args.replay:
@@ -108,8 +114,11 @@ def run(args: argparse.Namespace) -> int:
     report = probe(endpoint, cases, settings)
     text = format_report(report, args.format, args.max_findings)
     if args.output:
+        from verify_contract.check._outputs import written_whole
+
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            with written_whole(args.output) as temporary:
+                Path(temporary).write_text(text, encoding="utf-8")
         except OSError as error:
             print(f"verify-contract probe: cannot write {args.output}: {error.strerror}", file=sys.stderr)
             return EXIT_USAGE

@@ -21,6 +21,12 @@ ENGINES = ("local", "ray")
 
 def add_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument(
+        "--no-glob",
+        action="store_true",
+        help="take every INPUT literally: a name with *, ? or [ is never a pattern (without it, a pattern only "
+        "when no file or object has that exact name)",
+    )
+    check.add_argument(
         "--storage-options",
         metavar="JSON",
         help="fsspec storage options for URL inputs (s3://, gs://, ...), a JSON object: endpoint, credentials, "
@@ -96,6 +102,7 @@ def run_elsewhere(
             storage_options=parsed,
             budget=budget,
             sidecars=not args.no_sidecar,
+            glob=not args.no_glob,
         )
     if args.ray_blocks is not None and args.ray_blocks < 1:
         return "--ray-blocks must be >= 1"
@@ -123,6 +130,7 @@ def run_elsewhere(
                 progress=progress,
                 budget=budget,
                 sidecars=not args.no_sidecar,
+                glob=not args.no_glob,
             )
     except EngineError as error:
         return str(error)

@@ -197,6 +197,13 @@ def run(args: argparse.Namespace) -> int:
     if args.in_place and any(s.path is None for s in sources):
         errors.append("--in-place cannot rewrite stdin")
         sources = []
+    if args.output:  # tried before any input is read (check._outputs)
+        from verify_contract.check._outputs import output_problem
+
+        problem = output_problem(args.output)
+        if problem is not None:
+            errors.append(f"--output: {problem}")
+            sources = []
     report = UpgradeReport()
     changed = False
     for source in sources:
