@@ -60,10 +60,12 @@ class _Exchange:
             raise error  # the app's own exception, for the test that drove it (as a server would log it)
         return None
 
-    async def close(self) -> None:
+    async def close(self, complete: bool) -> None:
+        """After a whole reply the app runs to its end (its background tasks, a re-raised error), within the
+        request's deadline; a reply cut at the cap or the deadline stops it."""
         self._closed.set()
-        if not self.task.done():
-            self.task.cancel()  # a body cut at the cap or the deadline: the app is not left running
+        if not complete and not self.task.done():
+            self.task.cancel()
         await asyncio.wait({self.task})
         if not self.task.cancelled():
             self._raise_app_error()
@@ -72,6 +74,7 @@ class _Exchange:
 class _AppAnswer:
     def __init__(self, exchange: _Exchange, start: Message) -> None:
         self._exchange = exchange
+        self.complete = False
         self.status = int(start["status"])
         headers: dict[str, str] = {}
         for name, value in start.get("headers", ()):
@@ -94,6 +97,7 @@ class _AppAnswer:
             if message.get("body"):
                 yield bytes(message["body"])
             if not message.get("more_body", False):
+                self.complete = True
                 return
 
 
@@ -123,12 +127,14 @@ class AppTransport:
             "server": (parts.hostname or "app.test", parts.port or (443 if parts.scheme == "https" else 80)),
         }
         exchange = _Exchange(self._app, scope, body)
+        answer: _AppAnswer | None = None
         try:
             start = await exchange.next()
             while start is not None and start.get("type") != "http.response.start":
                 start = await exchange.next()
             if start is None:
                 raise TransportError("the app returned without a reply")
-            yield _AppAnswer(exchange, start)
+            answer = _AppAnswer(exchange, start)
+            yield answer
         finally:
-            await exchange.close()
+            await exchange.close(complete=answer is not None and answer.complete)
