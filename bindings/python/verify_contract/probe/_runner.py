@@ -42,6 +42,10 @@ from verify_contract.reference._semantic import ABSENT
 
 RESENDS = 2
 """Times a request is sent again at most, and only when its connection dropped before any byte of the reply."""
+RESEND_PAUSE = 0.1
+"""Seconds before a resend (within ``--timeout``): a server that died lets go of its listening socket while it
+exits, and a resend sent at once may be accepted by the dying kernel socket and reset, a second drop that
+says less than the "cannot connect" it gets a moment later."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,10 @@ async def _exchange(
         # RESENDS times, each taken from --max-requests. A reply cut after its headers is never resent: a
         # request that crashes the server mid-reply is that case's finding, not a reason to post it again.
         if attempt:
+            if budget.left < 1:
+                into.error += "; not sent again: --max-requests is spent"
+                return
+            await asyncio.sleep(RESEND_PAUSE)  # before counting: a deadline passing here sends nothing
             if not budget.reserve(1):
                 into.error += "; not sent again: --max-requests is spent"
                 return
