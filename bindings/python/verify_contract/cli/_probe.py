@@ -195,7 +195,11 @@ def register(commands: Any) -> None:
         "--max-latency", type=_positive(float), metavar="SECONDS", help="bound of probe-latency (turns it on)"
     )
     probe.add_argument(
-        "--concurrency", type=_positive(int), default=4, metavar="N", help="requests at once (default: %(default)s)"
+        "--concurrency",
+        type=_positive(int),
+        default=4,
+        metavar="N",
+        help="requests at once, over at most N kept-alive connections (default: %(default)s)",
     )
     probe.add_argument(
         "--timeout",
