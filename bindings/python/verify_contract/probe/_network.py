@@ -32,12 +32,13 @@ class _NetworkAnswer:
 class NetworkTransport:
     """A session whose pool holds at most ``concurrency`` connections, kept alive between requests. Nothing
     is decompressed (the probe inflates under its cap), no redirect followed, and no timeout of its own: the
-    probe's ``--timeout`` bounds each request as a whole."""
+    probe's ``--timeout`` bounds each request as a whole. Proxies come from the environment (``HTTP_PROXY``,
+    ``NO_PROXY``), as they did with httpx."""
 
     def __init__(self, concurrency: int) -> None:
         connector = aiohttp.TCPConnector(limit=max(1, concurrency), limit_per_host=0)
         self._session = aiohttp.ClientSession(
-            connector=connector, auto_decompress=False, timeout=aiohttp.ClientTimeout(), trust_env=False
+            connector=connector, auto_decompress=False, timeout=aiohttp.ClientTimeout(), trust_env=True
         )
 
     async def __aenter__(self) -> NetworkTransport:
