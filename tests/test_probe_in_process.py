@@ -27,21 +27,20 @@ def test_a_well_formed_reply_passes() -> None:
     assert report.ok and report.findings == [] and stats["replies"] == stats["requests"] == 1
 
 
-@pytest.mark.parametrize("name", ["endless", "bomb"])
-def test_an_endless_or_inflating_body_is_cut_at_the_cap(name: str) -> None:
-    """4 GiB streamed, or a gzip bomb of 1 GiB: read to the cap, then the app is stopped (a client that held
-    the whole body first would take minutes and gigabytes here)."""
+def test_an_endless_body_is_cut_at_the_cap() -> None:
+    """4 GiB streamed: read to the cap, then the app is stopped (a client that held the whole body first would
+    take minutes and gigabytes here). The inflater under the cap is the network's: test_probe_bounds.py."""
     settings = Settings(checks=SETTINGS.checks, max_reply_bytes=10_000)
-    report = probe_app(hostile_resource_server.app, _attack(name), settings)
+    report = probe_app(hostile_resource_server.app, _attack("endless"), settings)
     [finding] = report.findings
     assert "longer than the cap of 10,000 bytes (after decompression)" in finding.message
     assert "(10,000 bytes read)" in finding.message
 
 
 def test_the_deadline_stops_a_dripping_body() -> None:
-    report = probe_app(hostile_resource_server.app, _attack("drip"), Settings(checks=SETTINGS.checks, timeout=1.5))
+    report = probe_app(hostile_resource_server.app, _attack("drip"), Settings(checks=SETTINGS.checks, timeout=0.5))
     [finding] = report.findings
-    assert "the deadline of --timeout 1.5 s passed mid-body" in finding.message
+    assert "the deadline of --timeout 0.5 s passed mid-body" in finding.message
     assert report.statistics()["latency_ms"]["p50"] < 10_000
 
 
