@@ -16,7 +16,7 @@ from verify_contract.probe._transport import BrokenReply, TransportError
 Message = dict[str, Any]
 
 
-class _Exchange:
+class _AppCall:
     """One request to the app: the app runs as a task; its messages wait one at a time for the reader."""
 
     def __init__(self, app: Any, scope: dict[str, Any], body: bytes) -> None:
@@ -64,6 +64,8 @@ class _Exchange:
         """After a whole reply the app runs to its end (its background tasks, a re-raised error), within the
         request's deadline; a reply cut at the cap or the deadline stops it."""
         self._closed.set()
+        while not self._messages.empty():  # frees a send waiting on the full queue; later sends are dropped
+            self._messages.get_nowait()
         if not complete and not self.task.done():
             self.task.cancel()
         await asyncio.wait({self.task})
@@ -72,8 +74,8 @@ class _Exchange:
 
 
 class _AppAnswer:
-    def __init__(self, exchange: _Exchange, start: Message) -> None:
-        self._exchange = exchange
+    def __init__(self, call: _AppCall, start: Message) -> None:
+        self._call = call
         self.complete = False
         self.status = int(start["status"])
         headers: dict[str, str] = {}
@@ -89,7 +91,7 @@ class _AppAnswer:
 
     async def chunks(self) -> AsyncIterator[bytes]:
         while True:
-            message = await self._exchange.next()
+            message = await self._call.next()
             if message is None:
                 raise BrokenReply("the app returned mid-body")
             if message.get("type") != "http.response.body":
@@ -126,15 +128,15 @@ class AppTransport:
             "client": ("127.0.0.1", 123),
             "server": (parts.hostname or "app.test", parts.port or (443 if parts.scheme == "https" else 80)),
         }
-        exchange = _Exchange(self._app, scope, body)
+        call = _AppCall(self._app, scope, body)
         answer: _AppAnswer | None = None
         try:
-            start = await exchange.next()
+            start = await call.next()
             while start is not None and start.get("type") != "http.response.start":
-                start = await exchange.next()
+                start = await call.next()
             if start is None:
                 raise TransportError("the app returned without a reply")
-            answer = _AppAnswer(exchange, start)
+            answer = _AppAnswer(call, start)
             yield answer
         finally:
-            await exchange.close(complete=answer is not None and answer.complete)
+            await call.close(complete=answer is not None and answer.complete)
