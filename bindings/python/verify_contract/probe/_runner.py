@@ -215,10 +215,8 @@ async def _exchange(
         # RESENDS times, each taken from --max-requests. A reply cut after its headers is never resent: a
         # request that crashes the server mid-reply is that case's finding, not a reason to post it again.
         if attempt:
-            if budget.left < 1:
-                into.error += "; not sent again: --max-requests is spent"
-                return
-            await asyncio.sleep(RESEND_PAUSE)  # before counting: a deadline passing here sends nothing
+            if budget.left:
+                await asyncio.sleep(RESEND_PAUSE)  # before reserving: a deadline passing here takes nothing
             if not budget.reserve(1):
                 into.error += "; not sent again: --max-requests is spent"
                 return
