@@ -62,6 +62,10 @@ NOT_ON_A_CLEAN_RUN = (
     "verify_contract.ray",
     # --follow: only when asked for
     "verify_contract.cli._follow",
+    # the probe and its network client: only for `verify-contract probe`
+    "verify_contract.probe",
+    "aiohttp",
+    "httpx",
 )
 
 RUN_CHECK = """

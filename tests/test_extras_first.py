@@ -112,7 +112,7 @@ def test_follow_is_refused_before_it_follows(tmp_path: Path) -> None:
 
 
 def test_the_probe_needs_its_client_before_reading_cases(tmp_path: Path) -> None:
-    done = run_without(["httpx"], ["probe", "http://127.0.0.1:9", "--cases", "no-such-cases.jsonl"], tmp_path)
+    done = run_without(["aiohttp"], ["probe", "http://127.0.0.1:9", "--cases", "no-such-cases.jsonl"], tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert "pip install 'verify-contract[probe]'" in done.stderr and "no-such-cases" not in done.stderr
 

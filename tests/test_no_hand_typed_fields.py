@@ -39,6 +39,8 @@ ALLOWED: dict[tuple[str, str | None], str] = {
     # ASGI message types ("http.response.start"): the ASGI spec's vocabulary, not the contract's `response`.
     ("bindings/python/verify_contract/asgi.py", "http.response.start"): "ASGI message type",
     ("bindings/python/verify_contract/asgi.py", "http.response.body"): "ASGI message type",
+    ("bindings/python/verify_contract/probe/_in_process.py", "http.response.start"): "ASGI message type",
+    ("bindings/python/verify_contract/probe/_in_process.py", "http.response.body"): "ASGI message type",
     # The SPEC obligations' one-line descriptions, in English (the checks behind them read the model's roles).
     ("bindings/python/verify_contract/conformance/obligations.py", None): "prose of SPEC 4.1/4.2",
     # The diff rules' examples: hypothetical schema changes in prose (docs/diff-rules.md renders them).

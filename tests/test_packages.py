@@ -103,12 +103,13 @@ def test_python_wheel_and_sdist_install_outside_the_repository(tmp_path: Path) -
         "print('jsonschema' in sys.modules)\n"
     )
     assert run([python, "-c", probe], cwd=project).splitlines() == ["1 compiled 3 9", "1 compiled 3 9", "False"]
-    # Every command's help works without the optional extras (probe's httpx, the budget's prometheus-client and
+    # Every command's help works without the optional extras (probe's aiohttp, the budget's prometheus-client and
     # matplotlib, fsspec, Ray): they are imported when a run asks for them, not to build the parser.
     for command in ("probe", "check", "generate", "diff", "upgrade", "conformance"):
         assert "usage:" in run([str(venv / "bin" / "verify-contract"), command, "--help"], cwd=project)
-    # README's examples include a FastAPI server behind the middleware: what a reader of them installs.
-    run([python, "-m", "pip", "install", "--quiet", f"{wheels[0]}[probe]", "fastapi"], cwd=tmp_path)
+    # README's examples include a FastAPI server behind the middleware, posted to through httpx's ASGI
+    # transport: what a reader of them installs.
+    run([python, "-m", "pip", "install", "--quiet", f"{wheels[0]}[probe]", "fastapi", "httpx"], cwd=tmp_path)
     for index, block in enumerate(blocks("README.md")):
         if "def test_" in block.code:  # the pytest plugin's example, through the installed entry point
             (project / f"test_readme_{index}.py").write_text(block.code)

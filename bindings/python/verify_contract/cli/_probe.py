@@ -72,9 +72,9 @@ def _positive(kind: type[int] | type[float]) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        import httpx  # noqa: F401 (the probe's client: an optional dependency, asked for here)
+        import aiohttp  # noqa: F401 (the probe's client: an optional dependency, asked for here)
     except ImportError:
-        print("verify-contract probe: needs httpx: pip install 'verify-contract[probe]'", file=sys.stderr)
+        print("verify-contract probe: needs aiohttp: pip install 'verify-contract[probe]'", file=sys.stderr)
         return EXIT_USAGE
     from verify_contract.probe import CaseError, Settings, file_cases, format_report, probe, replay_cases
     from verify_contract.probe._redact import SECRET_NAMES
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
 def register(commands: Any) -> None:
     from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS, MAX_REPLY_BYTES
     from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES
-    from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: it imports httpx
+    from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: the command's help stays light
 
     checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)
     probe = commands.add_parser(
@@ -204,7 +204,11 @@ def register(commands: Any) -> None:
         "--max-latency", type=_positive(float), metavar="SECONDS", help="bound of probe-latency (turns it on)"
     )
     probe.add_argument(
-        "--concurrency", type=_positive(int), default=4, metavar="N", help="requests at once (default: %(default)s)"
+        "--concurrency",
+        type=_positive(int),
+        default=4,
+        metavar="N",
+        help="requests at once, over at most N kept-alive connections (default: %(default)s)",
     )
     probe.add_argument(
         "--timeout",

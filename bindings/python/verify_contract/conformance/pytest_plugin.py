@@ -9,12 +9,13 @@ Fixtures (profile and version come from the ``verify_contract`` marker, else cor
 - ``assert_consumer_conforms``: ``assert_consumer_conforms(read, reads="mask", takes="document")``
   likewise for a read function and the consumer obligations of SPEC 4.2
   (see ``verify_contract.conformance.consumer``).
-- ``probe_verify_app``: ``probe_verify_app(app, [request, ...])`` posts each verify request to an ASGI app
-  in process (httpx's ASGITransport, no server) and judges every reply by ``verify-contract probe``'s
-  checks; it fails the test with the probe's report (and no plugin code in the traceback) when a reply
-  breaks the contract or the app refuses a request (a 4xx: the test's input is wrong), else returns the
-  ``ProbeReport``. The profile is the marker's when it names one, else gym (a server's wire format);
-  ``checks=``, ``max_latency=``, ``path=`` and ``warnings_as_errors=`` as the command's options. Needs httpx.
+- ``probe_verify_app``: ``probe_verify_app(app, [request, ...])`` posts each verify request to an ASGI app in
+  process (driven by the probe itself: no server, no HTTP client) and judges every reply by
+  ``verify-contract probe``'s checks; it fails the test with the probe's report (and no plugin code in the
+  traceback) when a reply breaks the contract or the app refuses a request (a 4xx: the test's input is
+  wrong), else returns the ``ProbeReport``. The profile is the marker's when it names one, else gym (a
+  server's wire format); ``checks=``, ``max_latency=``, ``path=`` and ``warnings_as_errors=`` as the
+  command's options.
 - ``contract_vectors``: the vectors of the marker's version and profile that hold a document;
   ``contract_vector``: a test that asks for it runs once per such vector.
 
@@ -147,7 +148,7 @@ def probe_verify_app(request: pytest.FixtureRequest) -> Callable[..., Any]:
         warnings_as_errors: bool = False,
     ) -> Any:
         __tracebackhide__ = True  # a failure shows the test's line and the report, not the plugin's code
-        # httpx is imported here, not with the plugin, which every downstream test session loads.
+        # the probe is imported here, not with the plugin, which every downstream test session loads.
         from verify_contract.probe import DEFAULT_CHECKS, Case, Settings, format_report, probe_app
 
         chosen = checks or ((*DEFAULT_CHECKS, "probe-latency") if max_latency is not None else DEFAULT_CHECKS)

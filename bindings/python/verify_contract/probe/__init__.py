@@ -7,7 +7,8 @@ Public API::
 ``probe(url, cases, settings)`` posts each case to a running server and judges every reply by the selected
 checks (``CHECKS``: stable ids such as ``probe-http-status`` and ``probe-contract``, SPEC section 4.4);
 ``probe_app(app, ...)`` does the same to an ASGI app in process. ``cases`` is a list of ``Case`` or a
-``CaseFile`` (``file_cases``, ``replay_cases``: read as sent, never held). Needs httpx (the ``probe`` extra).
+``CaseFile`` (``file_cases``, ``replay_cases``: read as sent, never held). ``probe`` needs aiohttp (the ``probe``
+extra); ``probe_app`` drives the app itself and needs no HTTP client.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ __all__ = [
     "report_data",
 ]
 
-# Imported on first use (PEP 562): the checks (which the ASGI middleware uses) need no httpx; the runner does.
+# Imported on first use (PEP 562): the checks (which the ASGI middleware uses) stay light; only ``probe`` (its
+# network transport) imports aiohttp.
 _SOURCES = {
     **dict.fromkeys(("CHECK_IDS", "CHECKS", "DEFAULT_CHECKS", "Check", "judge_reply"), "_checks"),
     **dict.fromkeys(("FORMATS", "format_report", "report_data"), "_report"),

@@ -230,12 +230,16 @@ def judge_reply(
         found.append(
             _finding("probe-content-type", Severity.ERROR, f"{shown!r} is not a JSON media type (application/json)")
         )
-    if not need_values and _proved_clean(reply.body, version, profile):
+    # A reply the compiled pre-check proves clean has nothing for the body checks to find: the middleware,
+    # which counts findings only, stops here; the probe still reads its values (failure kind, mask) but skips
+    # the reference validator, a millisecond a reply that held back the next requests on the event loop.
+    clean = _proved_clean(reply.body, version, profile)
+    if not need_values and clean:
         return replace(nothing, findings=tuple(found))
     parsed = parse_json(reply.body)
     document = parsed.document if parsed.ok else _lenient_document(reply.body)
     contract_findings: list[Finding] = []
-    if "probe-contract" in selected:
+    if "probe-contract" in selected and not clean:
         if parsed.finding is not None:
             judged_contract = [parsed.finding]
         else:

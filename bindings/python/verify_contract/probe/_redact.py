@@ -12,8 +12,10 @@ from __future__ import annotations
 import fnmatch
 import html
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote, quote_plus
 
@@ -61,6 +63,14 @@ def _quoted_forms(secret: str) -> set[str]:
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
 
 
+@lru_cache(maxsize=8)
+def _secret_name_matcher(names: tuple[str, ...]) -> Any:
+    """The patterns as one compiled expression (a request has tens of members, the probe thousands of
+    requests: a pattern matched member by member with ``fnmatch`` cost 0.3 ms a request)."""
+    expression = "|".join(f"(?:{fnmatch.translate(name.lower())})" for name in names) or r"(?!)"
+    return re.compile(expression, re.DOTALL).match
+
+
 class Redactor:
     """Replaces the secrets of one request wherever a reply quotes them."""
 
@@ -72,12 +82,9 @@ class Redactor:
 
     @classmethod
     def for_request(cls, request: Any, names: Iterable[str] = SECRET_NAMES) -> Redactor:
-        patterns = [name.lower() for name in names]
+        secret_name = _secret_name_matcher(tuple(names))
         secrets = [
-            text
-            for name, value in _members(request)
-            if any(fnmatch.fnmatchcase(name.lower(), pattern) for pattern in patterns)
-            for text in _secret_values(value)
+            text for name, value in _members(request) if secret_name(name.lower()) for text in _secret_values(value)
         ]
         return cls(secrets)
 

@@ -1,4 +1,5 @@
-"""Sends the cases to a server with httpx's async client, a bounded number at a time, and judges each reply."""
+"""Sends the cases through a transport (a network client, or an ASGI app in process), a bounded number at a
+time, and judges each reply."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-import httpx
 
 from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
@@ -31,10 +30,22 @@ from verify_contract.probe._checks import (
 )
 from verify_contract.probe._redact import SECRET_NAMES, Redactor
 from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS, Case
+from verify_contract.probe._transport import (
+    Answer,
+    BrokenReply,
+    CannotConnect,
+    DroppedBeforeReply,
+    Transport,
+    TransportError,
+)
 from verify_contract.reference._semantic import ABSENT
 
 RESENDS = 2
 """Times a request is sent again at most, and only when its connection dropped before any byte of the reply."""
+RESEND_PAUSE = 0.1
+"""Seconds before a resend (within ``--timeout``): a server that died lets go of its listening socket while it
+exits, and a resend sent at once may be accepted by the dying kernel socket and reset, a second drop that
+says less than the "cannot connect" it gets a moment later."""
 
 
 @dataclass(frozen=True)
@@ -193,11 +204,8 @@ class _Exchange:
     cut: str = ""
 
 
-_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
-
-
 async def _exchange(
-    client: httpx.AsyncClient, endpoint: str, body: bytes, budget: _Budget, cap_bytes: int, into: _Exchange
+    transport: Transport, endpoint: str, body: bytes, budget: _Budget, cap_bytes: int, into: _Exchange
 ) -> None:
     headers = {"content-type": "application/json", "accept-encoding": ", ".join(ACCEPTED_ENCODINGS)}
     for attempt in range(RESENDS + 1):
@@ -207,22 +215,21 @@ async def _exchange(
         # RESENDS times, each taken from --max-requests. A reply cut after its headers is never resent: a
         # request that crashes the server mid-reply is that case's finding, not a reason to post it again.
         if attempt:
+            if budget.left:
+                await asyncio.sleep(RESEND_PAUSE)  # before reserving: a deadline passing here takes nothing
             if not budget.reserve(1):
                 into.error += "; not sent again: --max-requests is spent"
                 return
             budget.resent += 1
         budget.sent += 1
         try:
-            async with client.stream("POST", endpoint, content=body, headers=headers) as answer:
-                into.status = answer.status_code
-                into.content_type = answer.headers.get("content-type", "")
+            async with transport.post(endpoint, body, headers) as answer:
+                into.status = answer.status
+                into.content_type = answer.content_type
                 await _read_body(answer, cap_bytes, into)
                 return
-        except _DROPPED as error:
-            if into.status is not None:  # closing the reply failed: what was read stands, never resent
-                into.cut = into.cut or f"the connection broke at the end ({type(error).__name__})"
-                return
-            into.error = f"the connection dropped before any byte of the reply ({type(error).__name__})"
+        except DroppedBeforeReply as error:
+            into.error = f"the connection dropped before any byte of the reply ({error})"
     return
 
 
@@ -263,15 +270,15 @@ class _Inflater:
         return b"" if self._zlib is None else self._zlib.unconsumed_tail
 
 
-async def _read_body(answer: httpx.Response, cap_bytes: int, into: _Exchange) -> None:
+async def _read_body(answer: Answer, cap_bytes: int, into: _Exchange) -> None:
     """The body, inflated as it streams in, up to ``cap_bytes``: a gzip bomb or an endless stream is cut
     there and the connection closed, never held whole."""
-    inflater = _Inflater(answer.headers.get("content-encoding", ""))
+    inflater = _Inflater(answer.content_encoding)
     if not inflater.known:
         into.cut = f"content-encoding {cap(inflater.encoding, 40)!r} was not asked for (accept-encoding: gzip, deflate)"
         return
     try:
-        async for raw in answer.aiter_raw():
+        async for raw in answer.chunks():
             data = raw
             while data:
                 room = cap_bytes - len(into.body)
@@ -282,14 +289,14 @@ async def _read_body(answer: httpx.Response, cap_bytes: int, into: _Exchange) ->
                     return
                 into.body += part
                 data = inflater.pending()
-    except httpx.HTTPError as error:
-        into.cut = f"the connection broke mid-body ({type(error).__name__}: {cap(str(error), 120)})"
+    except BrokenReply as error:
+        into.cut = f"the connection broke mid-body ({error})"
     except zlib.error as error:
         into.cut = f"the {inflater.encoding} body does not inflate ({cap(str(error), 80)})"
 
 
 async def _send(
-    client: httpx.AsyncClient, endpoint: str, body: bytes, stop: _Stop, budget: _Budget, settings: Settings
+    transport: Transport, endpoint: str, body: bytes, stop: _Stop, budget: _Budget, settings: Settings
 ) -> Reply:
     """One request, resends included, bounded by ``settings.timeout`` as a whole (connect, send, the whole
     body): a server dripping a byte a second cannot stretch it."""
@@ -297,7 +304,7 @@ async def _send(
     into = _Exchange()
     try:
         await asyncio.wait_for(
-            _exchange(client, endpoint, body, budget, settings.max_reply_bytes, into), settings.timeout
+            _exchange(transport, endpoint, body, budget, settings.max_reply_bytes, into), settings.timeout
         )
     except asyncio.TimeoutError:
         if into.status is None:
@@ -305,14 +312,12 @@ async def _send(
                 None, "", b"", time.perf_counter() - started, f"no reply within --timeout {settings.timeout:g} s"
             )
         into.cut = f"the deadline of --timeout {settings.timeout:g} s passed mid-body"
-    except httpx.ConnectError as error:
+    except CannotConnect as error:
         if not stop.replied:
             stop.refused = True
-        return Reply(None, "", b"", time.perf_counter() - started, f"cannot connect: {cap(str(error), 120)}")
-    except httpx.TimeoutException:
-        return Reply(None, "", b"", time.perf_counter() - started, "timed out")
-    except httpx.HTTPError as error:
-        return Reply(None, "", b"", time.perf_counter() - started, f"{type(error).__name__}: {cap(str(error), 120)}")
+        return Reply(None, "", b"", time.perf_counter() - started, f"cannot connect: {error}")
+    except TransportError as error:
+        return Reply(None, "", b"", time.perf_counter() - started, str(error))
     latency = time.perf_counter() - started
     if into.status is None:
         return Reply(None, "", b"", latency, into.error or "no reply")
@@ -321,7 +326,7 @@ async def _send(
 
 
 async def _probe_case(
-    client: httpx.AsyncClient,
+    transport: Transport,
     endpoint: str,
     case: Case,
     settings: Settings,
@@ -332,14 +337,14 @@ async def _probe_case(
 ) -> CaseResult:
     body = json.dumps(case.request).encode("ascii")  # escapes keep a lone surrogate a request holds sendable
     redactor = Redactor.for_request(case.request, settings.redact)
-    first = redactor.reply(await _send(client, endpoint, body, stop, budget, settings))
+    first = redactor.reply(await _send(transport, endpoint, body, stop, budget, settings))
     judged = _judge(first, settings, profile, checks)
     findings = list(judged.findings)
     latencies = [first.latency] if first.status is not None else []
     if "probe-determinism" in checks and first.status is None:
         budget.release(1)  # the repeat reserved for this case is not sent
     elif "probe-determinism" in checks:
-        second = redactor.reply(await _send(client, endpoint, body, stop, budget, settings))
+        second = redactor.reply(await _send(transport, endpoint, body, stop, budget, settings))
         if second.status is not None:
             latencies.append(second.latency)
             findings += compare_replies(judged, _judge(second, settings, profile, ()))
@@ -365,10 +370,11 @@ class Cases(Protocol):
     def __iter__(self) -> Iterator[Case]: ...
 
 
-async def probe_with(client: httpx.AsyncClient, endpoint: str, cases: Cases, settings: Settings) -> ProbeReport:
-    """Probe ``endpoint`` through ``client`` (a network or an ASGI transport): at most ``settings.concurrency``
-    requests at once and ``settings.max_requests`` in all (a case checked for determinism costs two, a
-    resend one). Cases are taken one at a time from ``cases``, so a large file is never held."""
+async def probe_with(transport: Transport, endpoint: str, cases: Cases, settings: Settings) -> ProbeReport:
+    """Probe ``endpoint`` through ``transport`` (the network's, or an ASGI app's in process): at most
+    ``settings.concurrency`` requests at once and ``settings.max_requests`` in all (a case checked for
+    determinism costs two, a resend one). Cases are taken one at a time from ``cases``, so a large file is
+    never held."""
     from verify_contract.probe._checks import wire_profile
 
     profile = settings.profile or wire_profile(settings.version)
@@ -392,7 +398,8 @@ async def probe_with(client: httpx.AsyncClient, endpoint: str, cases: Cases, set
                 budget.release(cost)
                 return
             index, started = started, started + 1
-            outcomes.append((index, await _probe_case(client, endpoint, case, settings, checks, profile, stop, budget)))
+            result = await _probe_case(transport, endpoint, case, settings, checks, profile, stop, budget)
+            outcomes.append((index, result))
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(settings.concurrency, total)))))
     report.results = [result for _, result in sorted(outcomes, key=lambda outcome: outcome[0])]
@@ -405,11 +412,11 @@ async def probe_with(client: httpx.AsyncClient, endpoint: str, cases: Cases, set
 def probe(endpoint: str, cases: Cases, settings: Settings = Settings()) -> ProbeReport:
     """Probe a running server at ``endpoint`` (an http or https URL)."""
 
+    from verify_contract.probe._network import NetworkTransport  # aiohttp: the probe extra
+
     async def run() -> ProbeReport:
-        size = max(1, settings.concurrency)
-        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-        async with httpx.AsyncClient(timeout=settings.timeout, limits=limits, follow_redirects=False) as client:
-            return await probe_with(client, endpoint, cases, settings)
+        async with NetworkTransport(settings.concurrency) as transport:
+            return await probe_with(transport, endpoint, cases, settings)
 
     return asyncio.run(run())
 
@@ -417,10 +424,10 @@ def probe(endpoint: str, cases: Cases, settings: Settings = Settings()) -> Probe
 async def probe_app_async(
     app: Any, cases: Cases, settings: Settings = Settings(), path: str = "/verify"
 ) -> ProbeReport:
-    """Probe an ASGI app in this process (httpx's ASGITransport), as a server's own tests do."""
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://app.test", timeout=settings.timeout) as client:
-        return await probe_with(client, f"http://app.test{path}", cases, settings)
+    """Probe an ASGI app in this process, as a server's own tests do (no HTTP client: ``AppTransport``)."""
+    from verify_contract.probe._in_process import AppTransport
+
+    return await probe_with(AppTransport(app), f"http://app.test{path}", cases, settings)
 
 
 def probe_app(app: Any, cases: Cases, settings: Settings = Settings(), path: str = "/verify") -> ProbeReport:
