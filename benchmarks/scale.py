@@ -40,6 +40,7 @@ READ_BYTES = 1 << 20
 GETS_ROW = "read: concurrent ranged GETs (s3fs, the reader's blocks and depth)"
 READER_ROW = "read: s3:// through check's URL reader"
 CHECK_ROW = "check: s3:// URLs"
+MANY_ONE_ROW = "check: many objects, one opened at a time"
 
 
 def archive(workdir: Path, megabytes: int) -> list[Path]:
@@ -185,6 +186,38 @@ def s3_rows(paths: list[Path], reps: int, server: str, rows: list[dict[str, Any]
         same(remote.as_dict(), local.as_dict(), {u: str(p) for u, p in zip(urls, paths, strict=True)})
 
 
+def many_objects_rows(count: int, reps: int, server: str, rows: list[dict[str, Any]]) -> None:
+    """``count`` small objects (~1 kB) under one prefix: check of the prefix with objects opened one at a time
+    (OPEN_AHEAD 1: each object's round trips paid in turn, as before) against the default pool."""
+    import s3fs
+
+    from verify_contract.check import _remote, check_paths, clear_caches
+
+    line = b'{"reward": 0.5, "mask_sample": false, "_ng_task_index": 7, "_ng_rollout_index": 0}\n'
+    with s3_process(server) as (described, storage_options):
+        fs = s3fs.S3FileSystem(skip_instance_cache=True, **storage_options)
+        if not fs.exists("rollouts"):
+            fs.mkdir("rollouts")
+        fs.pipe({f"rollouts/many/o{index:06d}.jsonl": line * 12 for index in range(count)})
+        megabytes = len(line) * 12 * count / 1e6
+        print(f"\n### many small objects ({described}): {count:,} objects of {len(line) * 12:,} bytes")
+        default = _remote.OPEN_AHEAD
+
+        def check(ahead: int) -> Any:
+            _remote.OPEN_AHEAD = ahead
+            clear_caches()
+            try:
+                return check_paths(["s3://rollouts/many/"], storage_options=storage_options)
+            finally:
+                _remote.OPEN_AHEAD = default
+
+        seconds, one = timed(lambda: check(1), reps)
+        row(rows, MANY_ONE_ROW, seconds, megabytes)
+        seconds, ahead = timed(lambda: check(default), reps)
+        row(rows, f"check: {count:,} objects, {default} opened ahead", seconds, megabytes, MANY_ONE_ROW)
+        same(ahead.as_dict(), one.as_dict())
+
+
 def ray_rows(
     paths: list[Path], reps: int, cpus: int, address: str | None, rows: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -284,6 +317,7 @@ def main() -> None:
         help="the S3 server: gofakes3, compiled from tests/go_s3 (needs Go; the default), or moto",
     )
     parser.add_argument("--no-ray", action="store_true", help="the S3 rows only")
+    parser.add_argument("--objects", type=int, default=2000, help="small objects for the many-objects rows (0: none)")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cpus", type=int, default=2)
     parser.add_argument("--ray-address", help="join this Ray cluster instead of starting a local one")
@@ -295,6 +329,8 @@ def main() -> None:
     print(f"verify-contract check, scale-out rows; load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
     rows: list[dict[str, Any]] = []
     s3_rows(paths[: args.s3_files], args.reps, args.s3_server, rows)
+    if args.objects:
+        many_objects_rows(args.objects, args.reps, args.s3_server, rows)
     breakdown: dict[str, Any] = {}
     projected: list[dict[str, float]] = []
     if not args.no_ray:

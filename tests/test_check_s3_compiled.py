@@ -17,7 +17,7 @@ import pytest
 from verify_contract.check import check_paths
 from verify_contract.check._remote import open_url
 
-from object_store import BUCKET, S3, assert_same_report, go_s3_server, renamed, write_corpus
+from object_store import BUCKET, S3, assert_same_report, corpus_lines, go_s3_server, renamed, write_corpus
 
 pytest.importorskip("s3fs", reason="the [s3] extra (the test extra installs it)")
 
@@ -67,3 +67,46 @@ def test_cli_prefix_exits_as_the_local_check(s3: S3, corpus: tuple[Path, dict[st
     assert remote.returncode == local.returncode == 1, remote.stderr
     got, expected = json.loads(remote.stdout), json.loads(local.stdout)
     assert (got["files"], got["lines"], got["invalid"]) == (expected["files"], expected["lines"], expected["invalid"])
+
+
+def test_many_small_objects_are_opened_ahead_and_give_the_local_report(s3: S3, tmp_path: Path) -> None:
+    """300 small objects and one past WHOLE_OBJECT_BYTES under one prefix: opened several at a time (the small
+    ones fetched whole, the large one read by ranges), the report is the local report of the same files."""
+    from verify_contract.check._remote import WHOLE_OBJECT_BYTES
+
+    lines = [line for line in corpus_lines(7) if line.strip()]
+    files = {f"part-{index:04d}.jsonl": b"\n".join(lines[index % 50 : index % 50 + 3]) + b"\n" for index in range(300)}
+    large = b"\n".join(lines) + b"\n"
+    files["part-9999.jsonl"] = large * (WHOLE_OBJECT_BYTES // len(large) + 2)
+    assert len(files["part-9999.jsonl"]) > WHOLE_OBJECT_BYTES
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    s3.fs.pipe({f"{BUCKET}/many/{name}": data for name, data in files.items()})
+    names = sorted(files)
+    expected = check_paths([str(tmp_path / name) for name in names]).as_dict()
+    got = check_paths([f"s3://{BUCKET}/many/"], storage_options=s3.options).as_dict()
+    assert_same_report(renamed(got, {f"s3://{BUCKET}/many/{n}": str(tmp_path / n) for n in names}), expected)
+    assert expected["files"] == 301 and expected["invalid"]
+
+
+def test_objects_opened_ahead_are_bounded_and_in_order(s3: S3) -> None:
+    """``opened_ahead`` pulls at most ``ahead`` sources past the one it hands out, and hands them out in order."""
+    from verify_contract.check._remote import RemoteSource, opened_ahead
+
+    options = json.dumps(s3.options, sort_keys=True)
+    urls = [s3.put(f"ahead/{index:03d}.jsonl", b'{"reward": 1}\n') for index in range(40)]
+    pulled = 0
+
+    def sources() -> Iterator[RemoteSource]:
+        nonlocal pulled
+        for url in urls:
+            pulled += 1
+            yield RemoteSource(url, options)
+
+    handed = []
+    for source in opened_ahead(sources(), ahead=4):
+        handed.append(source.name)
+        assert pulled - len(handed) <= 4
+        with source.open_raw() as stream:
+            assert stream.read() == b'{"reward": 1}\n'
+    assert handed == urls

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
 from verify_contract.check import _inputs
-from verify_contract.check._inputs import line_views, plain_file, read_all, resolve
+from verify_contract.check._inputs import is_url, line_views, plain_file, read_all, resolve
 from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import (
     LocatedFinding,
@@ -114,7 +114,7 @@ def _check_chunk_task(chunk: bytes, name: str, options: CheckOptions) -> Tally:
 def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[Task]:
     """Per source, in order: a ``DocumentTask`` for a .json file; for JSONL, ``LinesTask``s (chunks of whole
     lines, views into a reused buffer), or with --jobs, for a plain file, ``RangeTask``s."""
-    for source in sources:
+    for source in _opened_ahead(sources):
         report.files += 1
         try:
             if source.is_document:
@@ -130,6 +130,17 @@ def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> 
                 first = False
         except InputError as error:
             report.input_errors.append(str(error))
+
+
+def _opened_ahead(sources: Iterable[Source]) -> Iterable[Source]:
+    """Objects in storage opened several at a time ahead of the check (``_remote.opened_ahead``); local files
+    as they are, without importing the URL layer."""
+    sources = list(sources)
+    if not any(source.file is not None and is_url(source.file) for source in sources):
+        return sources
+    from verify_contract.check._remote import opened_ahead
+
+    return opened_ahead(sources)
 
 
 def _in_order(absorb: Callable[[Tally, int], None]) -> Callable[[Tally, int, bool], None]:
