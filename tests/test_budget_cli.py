@@ -285,6 +285,60 @@ BROKEN_LINES = [
 ]
 
 
+# Group paths and the values the random streams give their members: nested and top-level paths, absent ones,
+# values of every JSON type (the label of a number is Python's repr of orjson's value: -0, 1.0, 1e2, a wide
+# integer), escapes in values, and members that look like a path's without being it.
+GROUP_PATHS = [("env",), ("agent_ref.name",), ("env", "agent_ref.name"), ("failure_kind",), ("a.b.c",)]
+GROUP_VALUES: list[Any] = [
+    "math",
+    "math",
+    "browser",
+    'qu"ote',
+    "é",
+    "tab\t",
+    "x" * 130,
+    "",
+    0,
+    1,
+    -0.0,
+    1.0,
+    1e2,
+    2.5,
+    12345678901234567890123,
+    True,
+    False,
+    None,
+    {"k": 1},
+    [1, 2],
+]
+
+
+def _grouped(document: dict[str, Any], chance: Any) -> None:
+    """Adds group members (or not) to a document, with decoys at other depths."""
+    if chance.random() < 0.8:
+        document["env"] = chance.choice(GROUP_VALUES)
+    ref = chance.random()
+    if ref < 0.6:
+        document["agent_ref"] = {"type": "agent", "name": chance.choice(GROUP_VALUES)}
+    elif ref < 0.7:
+        document["agent_ref"] = chance.choice(["agent", None, [{"name": "in_array"}], {"type": "no name"}])
+    if chance.random() < 0.2:
+        document["meta"] = {"env": "decoy", "name": "decoy", "agent_ref": {"name": "decoy"}}
+    if chance.random() < 0.1:
+        document["a"] = {"b": {"c": chance.choice(GROUP_VALUES)}}
+
+
+def _spelled(document: dict[str, Any], chance: Any) -> str:
+    """The document's JSON text: escaped non-ASCII or raw, and now and then a member name spelled with an
+    escape (the same name to a parser; the pre-check leaves such lines to a parse)."""
+    text = json.dumps(document, ensure_ascii=chance.random() < 0.5)
+    if chance.random() < 0.1:
+        text = text.replace('"env"', '"\\u0065nv"', 1)
+    if chance.random() < 0.05:
+        text = text.replace('"name"', '"n\\u0061me"', 1)
+    return text
+
+
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @pytest.mark.parametrize("seed", range(60))
 def test_bulk_feeding_equals_rollout_by_rollout(
@@ -294,7 +348,10 @@ def test_bulk_feeding_equals_rollout_by_rollout(
     failure kinds and windows, or the Python ones without it) against observe() on every document, on random
     streams (blank lines, masks, kinds, invalid lines of every kind source, failures rows), settings and
     chunkings: the same summary, events, and where they happened."""
+    import copy
     import random
+
+    import orjson
 
     from verify_contract import _window as window_pass
     from verify_contract.check import _fastpath as fastpath
@@ -315,8 +372,11 @@ def test_bulk_feeding_equals_rollout_by_rollout(
         "min_samples": chance.randint(1, window),
         "max_consecutive_masked": chance.choice([None, 0, 1, 3]),
     }
+    if seed % 3:  # two streams in three grouped (the compiled scan reads the groups), one not
+        settings["group_by"] = list(chance.choice(GROUP_PATHS))
+    grouped = bool(settings.get("group_by"))
     storm_share = chance.random()
-    lines, library = [], FailureBudget(**settings)
+    lines, library, events = [], FailureBudget(**settings), []
     for number in range(1, chance.randint(1, 400)):
         draw = chance.random()
         if draw < 0.05:
@@ -324,11 +384,17 @@ def test_bulk_feeding_equals_rollout_by_rollout(
             continue
         if draw < 0.08:
             text, parsed = chance.choice(BROKEN_LINES)  # breaks the contract: failed
-            broken = json.loads(text) if parsed is None and text.endswith("}") else parsed
+            broken = json.loads(text) if parsed is None and text.endswith("}") else copy.deepcopy(parsed)
+            if grouped and broken is not None and chance.random() < 0.5:
+                _grouped(broken, chance)
+                text = _spelled(broken, chance)
+                broken = orjson.loads(text)  # as check reads the line: an integer past 64 bits is a float
             lines.append(text)
-            library.observe(broken, ("x", number), valid=False)
+            events += library.observe(broken, ("x", number), valid=False)
             continue
         document: dict[str, Any] = {"reward": chance.random()}
+        if grouped:
+            _grouped(document, chance)
         if chance.random() < storm_share:
             document["mask_sample"] = True
             kind = chance.choice([None, "session_lost", "judge_failed", "browser:tab_crashed"])
@@ -336,17 +402,26 @@ def test_bulk_feeding_equals_rollout_by_rollout(
                 document["failure_kind"] = kind
             elif chance.random() < 0.3:
                 document["_ng_failure_class"] = "agent_request_failed"
-        lines.append(json.dumps(document))
-        library.observe(document, ("x", number))
+        if grouped:
+            lines.append(_spelled(document, chance))
+            document = orjson.loads(lines[-1])  # as check reads the line: an integer past 64 bits is a float
+        else:
+            lines.append(json.dumps(document))
+        events += library.observe(document, ("x", number))
     path = tmp_path / "x"
     path.write_text("".join(line + "\n" for line in lines))
     failures = [{"_ng_failure_class": chance.choice(["agent_run_error", "x"])} for _ in range(chance.randint(0, 5))]
+    for row in failures:
+        if grouped and chance.random() < 0.5:
+            _grouped(row, chance)
     for number, row in enumerate(failures, 1):
         library.observe_failure(row, ("x_failures", number))
     monkeypatch.setattr(inputs, "CHUNK_BYTES", chance.choice([64, 300, 1 << 20]))
-    cli = BudgetRun(FailureBudget(**settings), FactSpec())
+    cli = BudgetRun(FailureBudget(**settings), FactSpec(library.group_paths))
     options = CheckOptions(facts=cli.spec, fast=compiled)  # fast=False: no field table, every line read
     check.check_paths([path], options=options, budget=cli, sidecars=False)
+    # every event of the main file, in the order observe() gave them, at the same rollout and line
+    assert [(e.as_dict() | {"file": "x"}) for e in cli.events] == [e.as_dict() for e in events]
     from verify_contract.check._budget import SidecarRead, sidecar_lines
 
     read = SidecarRead()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from array import array
 from bisect import bisect_right
 from itertools import repeat
 from operator import add, attrgetter, sub
@@ -25,6 +26,7 @@ from verify_contract.budget import (
     FailureBudget,
     GroupPath,
     _kind_of,
+    _label,
     group_of,
     identity_of,
 )
@@ -82,13 +84,30 @@ class FactSpec(FrozenRecord):
 
 Detail = tuple["str | None", tuple[str, ...], "tuple[Any, ...] | None"]
 """(failure kind, group, identity) of a line."""
+Groups = tuple[bytes, list[tuple[str, ...]], list[int]]
+"""A chunk's groups: a uint32 combination id per line (native order; blank lines' ids mean nothing), each
+combination's group values, and the index of the first line that has it."""
+
+
+def raw_label(raw: bytes) -> str:
+    """A group value's label from its JSON text, as ``group_of`` labels the parsed value (orjson, the parse
+    the budget makes of a line): the compiled scan calls it once per distinct text in a chunk."""
+    import orjson
+
+    return _label(orjson.loads(raw))
+
+
+def group_labels(spec: FactSpec) -> tuple[tuple[GroupPath, ...], Callable[[bytes], str]] | None:
+    """What the compiled scan needs to read each line's group (``fastpath.scan_kinds``), when the budget groups
+    and tracks no identities (those take a parse of every line)."""
+    return (spec.group_paths, raw_label) if spec.group_paths and not spec.identities else None
 
 
 class ChunkFacts(Record):
     """The budget's view of one chunk: ``states`` (a byte per line) and ``details`` (line index -> Detail)
     of the lines it looked into; line numbers count from ``first_line`` in ``path``."""
 
-    __slots__ = ("path", "first_line", "states", "details", "sidecar", "bad")  # noqa: RUF023
+    __slots__ = ("path", "first_line", "states", "details", "sidecar", "bad", "groups")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(
@@ -99,6 +118,7 @@ class ChunkFacts(Record):
         details: dict[int, Detail],
         sidecar: bool = False,
         bad: tuple[list[int], bytes, list[str | None]] | None = None,
+        groups: Groups | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
@@ -107,9 +127,12 @@ class ChunkFacts(Record):
         self.sidecar = sidecar
         # Otherwise the masked and failed lines alone, in order: their line indices, budget states, kinds.
         self.bad = bad
+        # With groups and no identities: each line's group, as (ids, combinations, firsts) (``Groups``).
+        self.groups = groups
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.sidecar, self.bad))
+        fields = (self.path, self.first_line, self.states, self.details, self.sidecar, self.bad, self.groups)
+        return (ChunkFacts, fields)
 
 
 def _text_rules() -> frozenset[str]:
@@ -167,7 +190,7 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         fastpath.scatter(states, others, key_states)  # the lines without a key: below
         for index, outcome in lines.unkeyed.items():
             states[index] = _state(outcome)
-    if spec.every_line:
+    if spec.identities:
         return _every_line(chunk, bytes(states), first_line, path, spec)
     bad, labels, bad_states, unknown = fastpath.gather(states, _BAD_STATES, lines.kinds)
     if unknown:  # lines the pre-check did not read whole nor key, or whose kind it left to a parse
@@ -176,7 +199,41 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         for at, label in enumerate(labels):
             if label is None:
                 labels[at] = _unread_kind(view, spans[bad[at]], lines.unkeyed.get(bad[at]))
-    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels))
+    groups = _groups(chunk, states, lines.groups, spec.group_paths) if spec.group_paths else None
+    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels), groups=groups)
+
+
+def _groups(
+    chunk: bytes | memoryview, states: bytearray, scanned: fastpath.GroupIds | None, paths: tuple[GroupPath, ...]
+) -> Groups:
+    """Every line's group: the compiled scan's, and a parse of each line it did not read whole (all of them
+    without it), labelled as ``group_of`` labels a parsed row."""
+    if scanned is None:
+        ids, combos, firsts = bytearray(b"\xff\xff\xff\xff" * len(states)), [], []
+        rows = bytes(chunk).split(b"\n")
+        unread: list[tuple[int, bytes | memoryview]] = [
+            (index, rows[index]) for index, state in enumerate(states) if state
+        ]
+    else:
+        ids, combos, firsts = bytearray(scanned[0]), list(scanned[1]), list(scanned[2])
+        view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
+        unread = [(index, view[start:stop]) for index, start, stop in scanned[3] if states[index]]
+    if unread:
+        line_ids = memoryview(ids).cast("I")
+        known = {combo: at for at, combo in reversed(list(enumerate(combos)))}
+        absent = (ABSENT_GROUP,) * len(paths)
+        for index, line in unread:
+            row = _loads(line)
+            group = group_of(row, paths) if isinstance(row, dict) else absent
+            at = known.get(group)
+            if at is None:
+                at = known[group] = len(combos)
+                combos.append(group)
+                firsts.append(index)
+            elif firsts[at] > index:
+                firsts[at] = index
+            line_ids[index] = at
+    return bytes(ids), combos, firsts
 
 
 def _unread_kind(view: memoryview, span: tuple[int, int], outcome: Outcome | None) -> str:
@@ -331,7 +388,7 @@ class BudgetRun:
 
     def feed(self, facts: ChunkFacts) -> None:
         """A chunk's facts, in input order: a chunk that continues the waiting ones waits with them."""
-        if facts.bad is None or facts.sidecar:
+        if facts.bad is None or facts.sidecar or facts.groups is not None:  # grouped chunks are fed one by one
             self.flush()
             self._feed(facts)
             return
@@ -354,7 +411,9 @@ class BudgetRun:
     def _feed(self, facts: ChunkFacts) -> None:
         budget = self._budget
         states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
-        if not self.spec.every_line:
+        if facts.groups is not None:
+            events = self._feed_groups(facts)
+        elif not self.spec.every_line:
             # One pass over the masked and failed lines; usable ones are counted, not visited.
             bad = facts.bad
             if bad is None:  # a failures file's facts: every row listed in details
@@ -386,6 +445,47 @@ class BudgetRun:
             self._events.append(event)
             if self.on_event is not None:
                 self.on_event(event)
+
+    def _feed_groups(self, facts: ChunkFacts) -> list[BudgetEvent]:
+        """A chunk whose lines' groups the scan read (``chunk_facts``): the whole stream's run and each group's
+        share of it, counted a list at a time (``FailureBudget.record_groups``)."""
+        assert facts.groups is not None and facts.bad is not None
+        states, path, first = facts.states, facts.path, facts.first_line
+        ids, combos, firsts = facts.groups
+        indices, bad_states, labels = facts.bad
+        blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
+        offsets = list(map(sub, indices, map(bisect_right, repeat(blanks), indices))) if blanks else indices
+        order = sorted(range(len(combos)), key=firsts.__getitem__)  # as the lines first show them
+        folded = self._budget.fold_groups(combos[at] for at in order)
+        scopes: dict[tuple[str, ...], int] = {}
+        slots = [0] * len(combos)
+        for at, group in zip(order, folded, strict=True):
+            slots[at] = scopes.setdefault(group, len(scopes))
+        tallies = fastpath.group_tally(states, ids, array("I", slots).tobytes(), len(scopes), _BAD_STATES)
+        groups = [(group, *tallies[slot]) for group, slot in scopes.items()]
+
+        def where_of(offset: int) -> tuple[str, int]:
+            index = offset  # the line of the offset-th rollout: the offset plus the blank lines before it
+            while index != offset + bisect_right(blanks, index):
+                index = offset + bisect_right(blanks, index)
+            return (path, first + index)
+
+        def nth(group: tuple[str, ...], k: int) -> int:
+            """The offset in the chunk's rollouts of the group's k-th (once per group: when it fills its first
+            window on a usable rollout)."""
+            slot, line_ids = scopes[group], memoryview(ids).cast("I")
+            rollout = -1
+            for index, state in enumerate(states):
+                if state:
+                    rollout += 1
+                    if slots[line_ids[index]] == slot:
+                        if not k:
+                            return rollout
+                        k -= 1
+            raise AssertionError(f"group {group} has no rollout {k} in the chunk")
+
+        count = len(states) - len(blanks)
+        return self._budget.record_groups(count, offsets, bad_states, labels, where_of, groups, nth, labelled=True)
 
     def add_sidecar(self, path: str, read: SidecarRead) -> None:
         """A failures file's counts (its rows so far: follow mode calls this again as it grows)."""
