@@ -105,10 +105,12 @@ def main() -> None:
     variants = {
         "plain": [],
         "budget": ["--max-masked", "0.2"],
+        # a top-level path and a nested one (the small lines' judge verdict; absent from the large lines)
+        "budget + 2 groups": ["--max-masked", "0.2", "--group-by", "env", "--group-by", "judge.verdict"],
         "budget + group": ["--max-masked", "0.2", "--group-by", "failure_kind"],
     }
     if args.instructions:
-        instruction_rows(args.workdir, args.instructions, {name: variants[name] for name in ("plain", "budget")})
+        instruction_rows(args.workdir, args.instructions, variants)
         return
     print("| corpus | variant | median s | ratio to plain |")
     print("|---|---|---:|---:|")
