@@ -9,7 +9,6 @@ one ``FailureBudget`` in input order by the parent, so any partitioning gives th
 from __future__ import annotations
 
 import json
-import os
 import re
 from array import array
 from bisect import bisect_right
@@ -31,6 +30,7 @@ from verify_contract.budget import (
     identity_of,
 )
 from verify_contract.check import _fastpath as fastpath
+from verify_contract.check._sidecars import sidecar_of
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord, Record
 
@@ -42,9 +42,6 @@ if TYPE_CHECKING:
     from verify_contract.budget import BudgetEvent
     from verify_contract.check._lines import LineFacts
     from verify_contract.check._outcome import Outcome
-
-SIDECAR_SUFFIX = "_failures.jsonl"
-"""NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
 
 # A line's state byte in ChunkFacts.states: 0 is a blank line (no rollout), then 1 + the budget's state.
 BLANK_LINE, USABLE, MASKED_LINE, FAILED_LINE = 0, 1 + OK, 1 + MASKED, 1 + FAILED
@@ -262,17 +259,7 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
 
 
 # -- failures files ------------------------------------------------------------------------------------------
-def sidecar_of(file: str) -> str | None:
-    """The failures file beside a main output file, if there is one: ``out.jsonl`` -> ``out_failures.jsonl``."""
-    base = file[: -len(".jsonl")] if file.endswith(".jsonl") else None
-    if base is None or base.endswith(SIDECAR_SUFFIX[: -len(".jsonl")]):
-        return None
-    candidate = base + SIDECAR_SUFFIX
-    return candidate if os.path.isfile(candidate) else None
-
-
-def is_sidecar(file: str) -> bool:
-    return file.endswith(SIDECAR_SUFFIX)
+# Where they are: _sidecars (a plain check looks for them without importing the budget).
 
 
 class SidecarRead(Record):

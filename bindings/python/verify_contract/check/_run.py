@@ -298,16 +298,16 @@ def check_paths(
 def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[str]]:
     """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
     is one, and so is the one beside a main input (SPEC 11.1)."""
-    from verify_contract.check import _budget as check_budget
+    from verify_contract.check import _sidecars as sidecars  # not the budget: a plain check imports none of it
 
     mains, failures_files = [], []
     for source in sources:
-        if source.file is not None and check_budget.is_sidecar(source.file):
+        if source.file is not None and sidecars.is_sidecar(source.file):
             failures_files.append(source.file)
         else:
             mains.append(source)
     for source in mains:
-        found = check_budget.sidecar_of(source.file) if source.file is not None else None
+        found = sidecars.sidecar_of(source.file) if source.file is not None else None
         if found is not None and found not in failures_files:
             failures_files.append(found)
     return mains, failures_files
