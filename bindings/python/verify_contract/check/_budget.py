@@ -115,7 +115,7 @@ class ChunkFacts(Record):
         details: dict[int, Detail],
         sidecar: bool = False,
         bad: tuple[list[int], bytes, list[str | None]] | None = None,
-        groups: Groups | None = None,
+        groups: list[Groups] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
@@ -124,7 +124,8 @@ class ChunkFacts(Record):
         self.sidecar = sidecar
         # Otherwise the masked and failed lines alone, in order: their line indices, budget states, kinds.
         self.bad = bad
-        # With groups and no identities: each line's group, as (ids, combinations, firsts) (``Groups``).
+        # With groups and no identities: each line's group, as (ids, combinations, firsts) (``Groups``) per
+        # chunk scanned (chunks fed together keep theirs: a combination's id is its scan's).
         self.groups = groups
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -196,7 +197,7 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         for at, label in enumerate(labels):
             if label is None:
                 labels[at] = _unread_kind(view, spans[bad[at]], lines.unkeyed.get(bad[at]))
-    groups = _groups(chunk, states, lines.groups, spec.group_paths) if spec.group_paths else None
+    groups = [_groups(chunk, states, lines.groups, spec.group_paths)] if spec.group_paths else None
     return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels), groups=groups)
 
 
@@ -331,7 +332,8 @@ def _joined(parts: list[ChunkFacts]) -> ChunkFacts:
         shift += len(part.states)
     states = b"".join(part.bad[1] for part in parts if part.bad is not None)
     whole = b"".join(part.states for part in parts)
-    return ChunkFacts(parts[0].path, parts[0].first_line, whole, {}, bad=(indices, states, labels))
+    groups = None if parts[0].groups is None else [group for part in parts for group in part.groups or ()]
+    return ChunkFacts(parts[0].path, parts[0].first_line, whole, {}, bad=(indices, states, labels), groups=groups)
 
 
 BATCH_LINES = 1 << 16
@@ -375,7 +377,7 @@ class BudgetRun:
 
     def feed(self, facts: ChunkFacts) -> None:
         """A chunk's facts, in input order: a chunk that continues the waiting ones waits with them."""
-        if facts.bad is None or facts.sidecar or facts.groups is not None:  # grouped chunks are fed one by one
+        if facts.bad is None or facts.sidecar:
             self.flush()
             self._feed(facts)
             return
@@ -434,21 +436,31 @@ class BudgetRun:
                 self.on_event(event)
 
     def _feed_groups(self, facts: ChunkFacts) -> list[BudgetEvent]:
-        """A chunk whose lines' groups the scan read (``chunk_facts``): the whole stream's run and each group's
+        """Chunks whose lines' groups the scan read (``chunk_facts``): the whole stream's run and each group's
         share of it, counted a list at a time (``FailureBudget.record_groups``)."""
         assert facts.groups is not None and facts.bad is not None
         states, path, first = facts.states, facts.path, facts.first_line
-        ids, combos, firsts = facts.groups
         indices, bad_states, labels = facts.bad
         blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
         offsets = list(map(sub, indices, map(bisect_right, repeat(blanks), indices))) if blanks else indices
-        order = sorted(range(len(combos)), key=firsts.__getitem__)  # as the lines first show them
-        folded = self._budget.fold_groups(combos[at] for at in order)
+        # Each chunk's combinations, in the order the lines first show them (line, chunk, combination id).
+        seen: list[tuple[int, int, int]] = []
+        starts = [0]
+        for part, (ids, _, firsts) in enumerate(facts.groups):
+            seen += ((starts[-1] + line, part, at) for at, line in enumerate(firsts))
+            starts.append(starts[-1] + len(ids) // 4)
+        seen.sort()
+        folded = self._budget.fold_groups(facts.groups[part][1][at] for _, part, at in seen)
         scopes: dict[tuple[str, ...], int] = {}
-        slots = [0] * len(combos)
-        for at, group in zip(order, folded, strict=True):
-            slots[at] = scopes.setdefault(group, len(scopes))
-        tallies = fastpath.group_tally(states, ids, array("I", slots).tobytes(), len(scopes), _BAD_STATES)
+        slots = [[0] * len(combos) for _, combos, _ in facts.groups]
+        for (_, part, at), group in zip(seen, folded, strict=True):
+            slots[part][at] = scopes.setdefault(group, len(scopes))
+        view = memoryview(states)
+        parts = [
+            (view[starts[part] : starts[part + 1]], ids, array("I", slots[part]).tobytes())
+            for part, (ids, _, _) in enumerate(facts.groups)
+        ]
+        tallies = fastpath.group_tally(parts, len(scopes), _BAD_STATES)
         groups = [(group, *tallies[slot]) for group, slot in scopes.items()]
 
         def where_of(offset: int) -> tuple[str, int]:
@@ -458,18 +470,19 @@ class BudgetRun:
             return (path, first + index)
 
         def nth(group: tuple[str, ...], k: int) -> int:
-            """The offset in the chunk's rollouts of the group's k-th (once per group: when it fills its first
-            window on a usable rollout)."""
-            slot, line_ids = scopes[group], memoryview(ids).cast("I")
-            rollout = -1
-            for index, state in enumerate(states):
-                if state:
-                    rollout += 1
-                    if slots[line_ids[index]] == slot:
-                        if not k:
-                            return rollout
-                        k -= 1
-            raise AssertionError(f"group {group} has no rollout {k} in the chunk")
+            """The offset among the chunks' rollouts of the group's k-th (once per group: when it fills its
+            first window on a usable rollout)."""
+            slot, rollout = scopes[group], -1
+            for part, (ids, _, _) in enumerate(facts.groups or ()):
+                line_ids = memoryview(ids).cast("I")
+                for index, state in enumerate(states[starts[part] : starts[part + 1]]):
+                    if state:
+                        rollout += 1
+                        if slots[part][line_ids[index]] == slot:
+                            if not k:
+                                return rollout
+                            k -= 1
+            raise AssertionError(f"group {group} has no rollout {k} in the chunks")
 
         count = len(states) - len(blanks)
         return self._budget.record_groups(count, offsets, bad_states, labels, where_of, groups, nth, labelled=True)

@@ -15,7 +15,7 @@ the line to the reference, or decline the whole version: it never calls clean wh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
 from verify_contract.contract._model import Field, ResolvedModel
@@ -328,26 +328,27 @@ def scatter(target: bytearray, others: list[Other], states: dict[bytes | None, i
 
 
 def group_tally(
-    states: bytes | bytearray, ids: bytes | bytearray, slots: bytes, count: int, table: bytes
+    parts: Sequence[tuple[bytes | memoryview, bytes, bytes]], count: int, table: bytes
 ) -> list[tuple[int, list[int], list[int]]]:
-    """For each of ``count`` scopes: its rollouts among the lines of ``states`` (not 0), and the offsets among
-    them and positions among all picked lines of those whose ``table`` entry is not 0; a line's scope is
-    ``slots[ids[line]]`` (both uint32, native order)."""
+    """For each of ``count`` scopes, across consecutive chunks (``parts``: (states, ids, slots) each): its
+    rollouts among the lines (a state not 0), and the offsets among them and positions among all picked lines
+    of those whose ``table`` entry is not 0; a line's scope is ``slots[ids[line]]`` (both uint32, native order)."""
     if _native is not None:
-        return _native.group_tally(states, ids, slots, count, table)
-    line_ids, scope_of = memoryview(ids).cast("I"), memoryview(slots).cast("I")
+        return _native.group_tally(list(parts), count, table)
     found: list[tuple[int, list[int], list[int]]] = [(0, [], []) for _ in range(count)]
     seen = [0] * count
     position = 0
-    for index, state in enumerate(states):
-        if not state:
-            continue
-        scope = scope_of[line_ids[index]]
-        seen[scope] += 1
-        if table[state]:
-            found[scope][1].append(seen[scope] - 1)
-            found[scope][2].append(position)
-            position += 1
+    for states, ids, slots in parts:
+        line_ids, scope_of = memoryview(ids).cast("I"), memoryview(slots).cast("I")
+        for index, state in enumerate(bytes(states)):
+            if not state:
+                continue
+            scope = scope_of[line_ids[index]]
+            seen[scope] += 1
+            if table[state]:
+                found[scope][1].append(seen[scope] - 1)
+                found[scope][2].append(position)
+                position += 1
     return [(seen[scope], offsets, positions) for scope, (_, offsets, positions) in enumerate(found)]
 
 

@@ -2183,25 +2183,26 @@ done:
 }
 
 PyDoc_STRVAR(group_tally_doc,
-             "group_tally(states, ids, slots, count, table) -> [(rollouts, offsets, positions), ...]\n\n"
-             "The failure budget's groups in a chunk: for each line whose byte in states is not 0 (a rollout),\n"
-             "its scope is slots[ids[line]] (ids: a uint32 per line, slots: a uint32 per id, each below count).\n"
-             "For each scope: its rollouts, and for those whose state has a non-zero entry in table (masked or\n"
-             "failed) their offsets among the scope's rollouts and their positions among all such lines.");
+             "group_tally(parts, count, table) -> [(rollouts, offsets, positions), ...]\n\n"
+             "The failure budget's groups in consecutive chunks, parts holding (states, ids, slots) for each: for\n"
+             "each line whose byte in states is not 0 (a rollout), its scope is slots[ids[line]] (ids: a uint32\n"
+             "per line, slots: a uint32 per id of the part, each below count). For each scope: its rollouts,\n"
+             "and for those whose state has a non-zero entry in table (masked or failed) their offsets among\n"
+             "the scope's rollouts and their positions among all such lines, counted across the parts.");
 
-/* The failure budget's per-group share of a chunk, in one pass (BudgetRun feeds record_groups with it). */
-static PyObject *group_tally(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer buf, ids, slots, map;
-    Py_ssize_t count;
-    if (!PyArg_ParseTuple(args, "y*y*y*ny*", &buf, &ids, &slots, &count, &map)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t *seen = NULL;
+/* One part of group_tally: its lines added to seen (rollouts per scope) and to the scopes' lists. */
+static int tally_part(PyObject *part, PyObject *result, Py_ssize_t *seen, Py_ssize_t count, const uint8_t *t,
+                      Py_ssize_t *position) {
+    Py_buffer buf, ids, slots;
+    if (!PyTuple_Check(part) || !PyArg_ParseTuple(part, "y*y*y*", &buf, &ids, &slots)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "group_tally: parts hold (states, ids, slots)");
+        return -1;
+    }
+    int failed = -1;
     const uint32_t *id = (const uint32_t *)ids.buf, *slot = (const uint32_t *)slots.buf;
     Py_ssize_t nslots = slots.len / (Py_ssize_t)sizeof(uint32_t);
-    if (map.len != 256 || ids.len != buf.len * (Py_ssize_t)sizeof(uint32_t) || count < 0 ||
-        slots.len % (Py_ssize_t)sizeof(uint32_t)) {
-        PyErr_SetString(PyExc_ValueError, "group_tally: a uint32 id per state, a uint32 slot per id, 256 bytes of table");
+    if (ids.len != buf.len * (Py_ssize_t)sizeof(uint32_t) || slots.len % (Py_ssize_t)sizeof(uint32_t)) {
+        PyErr_SetString(PyExc_ValueError, "group_tally: a uint32 id per state and a uint32 slot per id");
         goto done;
     }
     for (Py_ssize_t i = 0; i < nslots; i++) {
@@ -2210,36 +2211,60 @@ static PyObject *group_tally(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    const uint8_t *b = (const uint8_t *)buf.buf;
+    for (Py_ssize_t i = 0; i < buf.len; i++) {
+        if (!b[i]) continue;
+        if ((Py_ssize_t)id[i] >= nslots) {
+            PyErr_SetString(PyExc_ValueError, "group_tally: a rollout without a known group id");
+            goto done;
+        }
+        uint32_t s = slot[id[i]];
+        Py_ssize_t offset = seen[s]++;
+        if (!t[b[i]]) continue;
+        PyObject *entry = PyList_GET_ITEM(result, s);
+        PyObject *at = PyLong_FromSsize_t(offset), *where = PyLong_FromSsize_t((*position)++);
+        int bad = !at || !where || PyList_Append(PyTuple_GET_ITEM(entry, 1), at) < 0 ||
+                  PyList_Append(PyTuple_GET_ITEM(entry, 2), where) < 0;
+        Py_XDECREF(at);
+        Py_XDECREF(where);
+        if (bad) goto done;
+    }
+    failed = 0;
+done:
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&ids);
+    PyBuffer_Release(&slots);
+    return failed;
+}
+
+/* The failure budget's per-group share of a run of chunks, in one pass (BudgetRun feeds record_groups). */
+static PyObject *group_tally(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *parts;
+    Py_buffer map;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "O!ny*", &PyList_Type, &parts, &count, &map)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *seen = NULL;
+    if (map.len != 256 || count < 0) {
+        PyErr_SetString(PyExc_ValueError, "group_tally: a count >= 0 and 256 bytes of table");
+        goto done;
+    }
     seen = PyMem_Calloc((size_t)count + 1, sizeof(Py_ssize_t));
     result = PyList_New(count);
     if (!seen || !result) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
-        goto done;
+        goto fail;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *entry = Py_BuildValue("(nNN)", (Py_ssize_t)0, PyList_New(0), PyList_New(0));
         if (!entry) goto fail;
         PyList_SET_ITEM(result, i, entry);
     }
-    const uint8_t *b = (const uint8_t *)buf.buf, *t = (const uint8_t *)map.buf;
     Py_ssize_t position = 0;
-    for (Py_ssize_t i = 0; i < buf.len; i++) {
-        if (!b[i]) continue;
-        if ((Py_ssize_t)id[i] >= nslots) {
-            PyErr_SetString(PyExc_ValueError, "group_tally: a rollout without a known group id");
+    for (Py_ssize_t p = 0; p < PyList_GET_SIZE(parts); p++)
+        if (tally_part(PyList_GET_ITEM(parts, p), result, seen, count, (const uint8_t *)map.buf, &position) < 0)
             goto fail;
-        }
-        uint32_t s = slot[id[i]];
-        Py_ssize_t offset = seen[s]++;
-        if (!t[b[i]]) continue;
-        PyObject *entry = PyList_GET_ITEM(result, s);
-        PyObject *at = PyLong_FromSsize_t(offset), *where = PyLong_FromSsize_t(position++);
-        int failed = !at || !where || PyList_Append(PyTuple_GET_ITEM(entry, 1), at) < 0 ||
-                     PyList_Append(PyTuple_GET_ITEM(entry, 2), where) < 0;
-        Py_XDECREF(at);
-        Py_XDECREF(where);
-        if (failed) goto fail;
-    }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *entry = PyList_GET_ITEM(result, i), *rollouts = PyLong_FromSsize_t(seen[i]);
         if (!rollouts) goto fail;
@@ -2252,9 +2277,6 @@ fail:
     Py_CLEAR(result);
 done:
     PyMem_Free(seen);
-    PyBuffer_Release(&buf);
-    PyBuffer_Release(&ids);
-    PyBuffer_Release(&slots);
     PyBuffer_Release(&map);
     return result;
 }
