@@ -353,6 +353,8 @@ def test_bulk_feeding_equals_rollout_by_rollout(
 
     import orjson
 
+    from verify_contract import budget as budget_module
+
     from verify_contract import _window as window_pass
     from verify_contract.check import _fastpath as fastpath
     from verify_contract.check import _inputs as inputs
@@ -374,6 +376,8 @@ def test_bulk_feeding_equals_rollout_by_rollout(
     }
     if seed % 3:  # two streams in three grouped (the compiled scan reads the groups), one not
         settings["group_by"] = list(chance.choice(GROUP_PATHS))
+        # a cap low enough that groups past it are folded into (other), in the order they first appear
+        monkeypatch.setattr(budget_module, "MAX_DISTINCT", chance.choice([1000, 2, 5]))
     grouped = bool(settings.get("group_by"))
     storm_share = chance.random()
     lines, library, events = [], FailureBudget(**settings), []
@@ -437,3 +441,48 @@ def test_bulk_feeding_equals_rollout_by_rollout(
             run_at["file"] = "x"
     assert mine == theirs
     assert cli.budget.blocks() == library.blocks()
+
+
+def test_a_per_rollout_group_path_is_capped_counted_and_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A group path that is a per-rollout id over 120,000 lines: the first MAX_DISTINCT groups are kept apart,
+    every later one counted as (other) (so the run's memory and the metrics' series stay bounded), the counts
+    add up, the JSON and text reports say so, and promtool accepts the metrics with at most MAX_DISTINCT + 1
+    values of the group label."""
+    from verify_contract.budget import MAX_DISTINCT, OTHER
+
+    lines = 120_000
+    path = tmp_path / "ids.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"reward": 0.5, "mask_sample": i % 10 == 0, "rollout_id": f"r{i}", "agent_ref": {"name": i}})
+            + "\n"
+            for i in range(lines)
+        )
+    )
+    flags = ["--max-masked", "0.5", "--window", "4", "--group-by", "rollout_id", "--group-by", "agent_ref.name"]
+    metrics = tmp_path / "ids.prom"
+    code, report = run_json(capsys, str(path), *flags, "--metrics-file", str(metrics))
+    budget = report["budget"]
+    assert (code, budget["rollouts"], budget["masked"]) == (0, lines, lines // 10)
+    assert budget["group_cap"] == {"cap": MAX_DISTINCT, "groups": MAX_DISTINCT + 1, "other_rollouts": lines - 1000}
+    groups = {tuple(g["group"].values()): g for g in budget["groups"]}
+    assert len(groups) == MAX_DISTINCT + 1 and sum(g["rollouts"] for g in groups.values()) == lines
+    other = groups[(OTHER, OTHER)]
+    assert (other["rollouts"], other["masked"]) == (lines - 1000, (lines - 1000) // 10)
+    assert groups[("r999", "999")]["rollouts"] == 1 and ("r1000", "1000") not in groups
+    main(["check", str(path), *flags])
+    assert f"{lines - 1000:,} rollouts of the others counted together as (other)" in capsys.readouterr().out
+    text = metrics.read_text()
+    values = {
+        line.split('group_rollout_id="', 1)[1].split('"', 1)[0]
+        for line in text.splitlines()
+        if "group_rollout_id=" in line
+    }
+    assert len(values) == MAX_DISTINCT + 1 and OTHER in values
+    promtool = _promtool()
+    if promtool is None:
+        pytest.skip("promtool not installed (apt-get install prometheus)")
+    done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -60,8 +60,10 @@ OTHER = "(other)"
 NO_KIND = "(none)"
 """The failure kind of a masked or failed rollout that names none."""
 MAX_DISTINCT = 1000
-"""Distinct groups and distinct kinds kept apart; the rest are counted together as ``OTHER``: a stream
-whose group key is a per-row id must not grow memory (counts still add up)."""
+"""The one cap on distinct values a run keeps apart (SPEC 11.2): groups, failure kinds (and so the label values
+of the metrics, SPEC 11.6); the rest are counted together as ``OTHER``: a stream whose group key is a per-row
+id must not grow memory nor a Prometheus server's series (counts still add up, and the summary's
+``group_cap`` says how many rollouts went to ``OTHER``)."""
 IDENTITY_KEYS = ("_ng_task_index", "_ng_rollout_index")
 """A rollout's identity across attempts, as NeMo Gym's rollout collection keys it (SPEC 11.1)."""
 FAILURE_CLASS_KEY = "_ng_failure_class"
@@ -834,6 +836,14 @@ class FailureBudget:
             return "warning"
         return "ok" if self.total.seen >= self.min_samples else "too few rollouts"
 
+    def group_cap(self) -> dict[str, int] | None:
+        """The cap on distinct groups (``MAX_DISTINCT``), the groups tracked, and the rollouts of groups past it
+        (counted together as ``OTHER``); None without groups."""
+        if not self.group_paths:
+            return None
+        other = self.groups.get((OTHER,) * len(self.group_paths))
+        return {"cap": MAX_DISTINCT, "groups": len(self.groups), "other_rollouts": 0 if other is None else other.seen}
+
     def unresolved_groups(self) -> list[str]:
         """Group paths that held a value in no rollout (a typo, most likely)."""
         if not self.total.seen:
@@ -900,6 +910,7 @@ class FailureBudget:
             groups.append({"group": self._named(group), **self._scope_summary(scope)})
         data["groups"] = groups
         data["unresolved_group_paths"] = self.unresolved_groups()
+        data["group_cap"] = self.group_cap()
         expected = self.expected_total()
         data["expected"] = None
         if expected is not None:

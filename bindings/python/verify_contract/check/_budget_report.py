@@ -86,6 +86,12 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
         )
     if len(groups) > GROUPS_LISTED:
         lines.append(f"  ... {len(groups) - GROUPS_LISTED} more groups (all in --format json)")
+    cap = data.get("group_cap")
+    if cap and cap["other_rollouts"]:
+        lines.append(
+            f"  more than {cap['cap']:,} distinct groups: the first {cap['cap']:,} kept apart, "
+            f"{cap['other_rollouts']:,} rollouts of the others counted together as (other)"
+        )
     for path, counts in data["failures_files"].items():
         classes = ", ".join(f"{name} {count:,}" for name, count in counts["classes"].items()) or "none"
         lines.append(
