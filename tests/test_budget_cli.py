@@ -353,9 +353,8 @@ def test_bulk_feeding_equals_rollout_by_rollout(
 
     import orjson
 
-    from verify_contract import budget as budget_module
-
     from verify_contract import _window as window_pass
+    from verify_contract import budget as budget_module
     from verify_contract.check import _fastpath as fastpath
     from verify_contract.check import _inputs as inputs
 
