@@ -1619,8 +1619,8 @@ static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
     return id;
 }
 
-/* The combination id of the group members of a line read whole (f->scanned), made at its first sight at
- * line `index`; -1 on a Python error. */
+/* The combination id of the group members of a line read whole (f->scanned), or of a line without a
+ * document (f NULL: every member absent), made at its first sight at line `index`; -1 on a Python error. */
 static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
     uint32_t ids[MAX_GROUP_PATHS] = {0};
     uint32_t h = 2166136261u;
@@ -1628,7 +1628,7 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
         int field = g->field[i];
         const uint8_t *p;
         size_t n;
-        switch (f->type[field]) {
+        switch (f ? f->type[field] : T_NONE) {
         case T_NONE:
         case T_NULL:
             p = (const uint8_t *)"null", n = 4;
@@ -1806,8 +1806,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         }
         if (want_groups) {
             group_of[index] = NO_GROUP;
-            if (f.scanned && !f.wide_int) { /* orjson, the parse the caller would make, reads long integers its own way */
-                int64_t id = group_id(&groups, &f, index);
+            /* a text key of a defect orjson refuses too (a NaN token, a syntax error, ill-formed UTF-8, a byte
+             * order mark): the caller's parse would find no document, so every member is absent */
+            int refused = keyed && status == STATUS_TEXT && memchr("NSUB", key.buf[0], 4);
+            if ((f.scanned && !f.wide_int) || refused) { /* orjson, the caller's parse, reads long integers its own way */
+                int64_t id = group_id(&groups, refused ? NULL : &f, index);
                 if (id < 0) goto fail;
                 group_of[index] = (uint32_t)id;
             } else if (status != STATUS_BLANK &&
