@@ -508,7 +508,7 @@ class FailureBudget:
             for i, value in enumerate(group):
                 if value != ABSENT_GROUP:
                     self.resolved[i] = True
-            group_labels = [labels[at] for at in positions]
+            group_labels = list(map(labels.__getitem__, positions))
             scope.kinds.update(group_labels)
             found += (
                 (event, 1)
@@ -517,9 +517,9 @@ class FailureBudget:
                     group,
                     size,
                     group_offsets,
-                    bytes(states[at] for at in positions),
+                    bytes(map(states.__getitem__, positions)),
                     group_labels,
-                    [offsets[at] for at in positions],
+                    list(map(offsets.__getitem__, positions)),
                     first,
                     where_of,
                     lambda k, group=group: nth(group, k),  # type: ignore[misc]

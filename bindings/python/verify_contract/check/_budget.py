@@ -213,6 +213,8 @@ def _groups(
             (index, rows[index]) for index, state in enumerate(states) if state
         ]
     else:
+        if not scanned[3]:  # every line read whole
+            return scanned[0], scanned[1], scanned[2]
         ids, combos, firsts = bytearray(scanned[0]), list(scanned[1]), list(scanned[2])
         view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
         unread = [(index, view[start:stop]) for index, start, stop in scanned[3] if states[index]]

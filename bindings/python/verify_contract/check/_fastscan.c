@@ -1517,12 +1517,23 @@ typedef struct {
     size_t combo_mask, combo_count;
     PyObject *tuples; /* combination id -> tuple of labels */
     PyObject *firsts; /* combination id -> the index of the first line that has it */
+    /* The line before's values and combination: most lines repeat them, and then need no hashing. */
+    const uint8_t *last[MAX_GROUP_PATHS];
+    uint32_t last_len[MAX_GROUP_PATHS], last_id[MAX_GROUP_PATHS], last_combo;
+    int has_last;
 } Groups;
 
 static uint32_t hash_bytes(const uint8_t *s, size_t n) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
-    return h;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n; /* eight bytes at a time, then the rest */
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
+    for (; n; n--) h = (h ^ *s++) * 0x100000001B3ULL;
+    h ^= h >> 29;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static int groups_open(Groups *g, PyObject *fields, PyObject *label) {
@@ -1624,6 +1635,7 @@ static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
 static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
     uint32_t ids[MAX_GROUP_PATHS] = {0};
     uint32_t h = 2166136261u;
+    int same = g->has_last; /* every value the line before's */
     for (int i = 0; i < g->paths; i++) {
         int field = g->field[i];
         const uint8_t *p;
@@ -1642,15 +1654,26 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
         default:
             p = f->start[field], n = (size_t)(f->stop[field] - f->start[field]);
         }
-        int64_t id = value_id(g, p, n);
-        if (id < 0) return -1;
-        ids[i] = (uint32_t)id;
+        if (g->has_last && g->last_len[i] == n && memcmp(g->last[i], p, n) == 0) {
+            ids[i] = g->last_id[i];
+        } else { /* other bytes: another value (a value's id is that of its bytes) */
+            int64_t id = value_id(g, p, n);
+            if (id < 0) return -1;
+            ids[i] = (uint32_t)id;
+            same = 0;
+            g->last[i] = p, g->last_len[i] = (uint32_t)n, g->last_id[i] = ids[i];
+        }
         h = (h ^ ids[i]) * 16777619u;
     }
+    if (same) return g->last_combo;
+    g->has_last = 1;
     size_t j = h & g->combo_mask;
     for (; g->combos[j].id1; j = (j + 1) & g->combo_mask) {
         ComboSlot *c = &g->combos[j];
-        if (c->hash == h && memcmp(c->value, ids, sizeof ids) == 0) return (int64_t)c->id1 - 1;
+        if (c->hash == h && memcmp(c->value, ids, sizeof ids) == 0) {
+            g->last_combo = c->id1 - 1;
+            return g->last_combo;
+        }
     }
     PyObject *labels = PyTuple_New(g->paths);
     if (!labels) return -1;
@@ -1665,6 +1688,7 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
     Py_XDECREF(first);
     if (failed) return -1;
     uint32_t id = (uint32_t)(PyList_GET_SIZE(g->tuples) - 1);
+    g->last_combo = id;
     ComboSlot *c = &g->combos[j];
     memcpy(c->value, ids, sizeof ids);
     c->hash = h;
