@@ -1355,7 +1355,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
     *keyed = 0;
     f->scanned = 0;
     if (p < end && *p == '{') {
-        if (table.count < 16) memset(f->type, 0, 16); /* a constant size: inlined */
+        if (table.count < 32) memset(f->type, 0, 32); /* a constant size: inlined (type[] has F_COUNT) */
         else memset(f->type, 0, (size_t)table.count + 1);
         f->wide_int = 0;
         f->unclean = 0;
@@ -1607,7 +1607,7 @@ static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
     size_t j = h & g->value_mask;
     for (; g->values[j].id1; j = (j + 1) & g->value_mask) {
         ValueSlot *v = &g->values[j];
-        if (v->hash == h && v->len == n && memcmp(v->p, p, n) == 0) return (int64_t)v->id1 - 1;
+        if (v->hash == h && v->len == n && same_bytes(v->p, p, (uint32_t)n)) return (int64_t)v->id1 - 1;
     }
     PyObject *raw = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
     PyObject *label = raw ? PyObject_CallOneArg(g->label, raw) : NULL;
@@ -1654,7 +1654,7 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
         default:
             p = f->start[field], n = (size_t)(f->stop[field] - f->start[field]);
         }
-        if (g->has_last && g->last_len[i] == n && memcmp(g->last[i], p, n) == 0) {
+        if (g->has_last && g->last_len[i] == n && same_bytes(g->last[i], p, (uint32_t)n)) {
             ids[i] = g->last_id[i];
         } else { /* other bytes: another value (a value's id is that of its bytes) */
             int64_t id = value_id(g, p, n);
