@@ -509,3 +509,42 @@ def test_a_group_value_is_labelled_from_its_text_as_from_the_parsed_value() -> N
     raws += [b"{}", b"[]"]
     for raw in raws:
         assert raw_label(raw) == _label(orjson.loads(raw)), raw
+
+
+def test_the_budget_parse_is_orjson_s_without_importing_it() -> None:
+    """_loads (json with orjson's number and constant rules, orjson where the two could disagree) against
+    orjson itself on lines where json and orjson differ: NaN and Infinity, integers past 64 bits, floats that
+    overflow, unpaired and paired surrogates, repeated members, bad UTF-8, a BOM, control characters."""
+    import orjson
+
+    from verify_contract.check._budget import _loads
+
+    lines = [
+        b'{"a": 1, "a": 2}',
+        b'{"a": NaN}',
+        b'{"a": -Infinity}',
+        b'{"a": 18446744073709551615, "b": 18446744073709551616, "c": -9223372036854775809}',
+        b'{"a": 123456789012345678901234567890}',
+        b'{"a": ' + b"9" * 400 + b"}",
+        b'{"a": 1.8e308}',
+        b'{"a": 1e-400, "b": -0, "c": -0.0, "d": 4.9e-324}',
+        b'{"a": "\\ud800"}',
+        b'{"a": "\\uDC00x"}',
+        b'{"a": "\\ud83d\\ude00"}',
+        b'{"a": "\xff"}',
+        b'\xef\xbb\xbf{"a": 1}',
+        b'{"a": "x\x01"}',
+        b'{"a": "\\u0065"}\r\n',
+        b'{"a": [' * 300 + b"]" * 300 + b"}",
+        b"[1, 2]",
+        b'"x"',
+        b'{"a": 1',
+        b'{"a": 1} {"b": 2}',
+        b"",
+    ]
+    for line in lines:
+        try:
+            expected = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            expected = None
+        assert _loads(line) == expected and repr(_loads(line)) == repr(expected), line

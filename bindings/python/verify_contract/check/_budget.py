@@ -94,16 +94,14 @@ def raw_label(raw: bytes) -> str:
     """A group value's label from its JSON text, as ``group_of`` labels the parsed value (orjson, the parse
     the budget makes of a line): the compiled scan calls it once per distinct text in a chunk. Its text is
     strict JSON (the scan read it), so a string without an escape is its bytes and an integer is ``int``'s;
-    the rest (escapes, fractions) goes through orjson, imported only then."""
+    the rest (escapes, fractions) goes through ``_loads``."""
     if raw in _LITERALS:
         return _label(_LITERALS[raw])
     if raw[:1] == b'"' and b"\\" not in raw:
         return _label(raw[1:-1].decode())
     if _INTEGER.fullmatch(raw):
         return _label(int(raw))
-    import orjson
-
-    return _label(orjson.loads(raw))
+    return _label(_loads(raw))
 
 
 def group_labels(spec: FactSpec) -> tuple[tuple[GroupPath, ...], Callable[[bytes], str]] | None:
@@ -171,13 +169,48 @@ def _state(outcome: Outcome) -> int:
     return _STATES[outcome.valid, outcome.masked]
 
 
-def _loads(line: bytes | memoryview) -> Any:
+def _orjson_loads(line: bytes | memoryview) -> Any:
     import orjson
 
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
+"""An escaped UTF-16 surrogate (\\ud800-\\udfff): orjson refuses an unpaired one, json takes it: to orjson."""
+
+
+def _orjson_int(text: str) -> int | float:
+    """An integer as orjson reads it: an int within 64 bits (signed or not), else the float it rounds to."""
+    value = int(text)
+    return value if -(1 << 63) <= value < 1 << 64 else _orjson_float(text)
+
+
+def _orjson_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number is infinity when parsed as double: {text[:40]}")
+    return value
+
+
+def _refused(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _loads(line: bytes | memoryview) -> Any:
+    """A line parsed as orjson parses it (the budget's parse: a last repeated member wins, NaN and unpaired
+    surrogates are refused, integers past 64 bits are floats), with the json module ``check`` has imported
+    already: orjson's import (about 25 ms, with dataclasses and uuid) is paid only where json and orjson could
+    disagree (an escaped surrogate) or json refuses the line."""
+    raw = bytes(line)
+    if not _SURROGATE_ESCAPE.search(raw):
+        try:
+            return json.loads(raw.decode(), parse_int=_orjson_int, parse_float=_orjson_float, parse_constant=_refused)
+        except (ValueError, RecursionError):
+            pass  # refused by json (or too deep for it): orjson says
+    return _orjson_loads(raw)
 
 
 def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
