@@ -48,7 +48,9 @@ def test_every_corpus_has_whole_process_and_in_process_rows(results: dict[str, A
     assert [row["corpus"] for row in jobs] == ["large lines"]
     assert jobs[0]["baseline"].startswith("verify-contract check")  # against --jobs 1, not against orjson
     budget = [row for row in rows if "failure budget" in row["name"]]
-    assert [row["corpus"] for row in budget] == ["small lines", "large lines"]
+    # without groups and by group, on each main corpus
+    assert [row["corpus"] for row in budget] == ["small lines", "small lines", "large lines", "large lines"]
+    assert ["--group-by" in row["name"] for row in budget] == [False, True, False, True]
     assert all(row["baseline"] == "verify-contract check --format json (1 core)" for row in budget)
 
 
@@ -62,8 +64,9 @@ def test_rows_are_well_formed(results: dict[str, Any]) -> None:
 
 def test_check_rows_count_what_the_corpus_labels_say(results: dict[str, Any]) -> None:
     checks = [row for row in results["rows"] if row["counts_ok"] is not None]
-    # whole process and in process for each, --jobs 2, and the failure budget on the two main corpora
-    assert len(checks) == 2 * len(CORPORA) + 1 + 2
+    # whole process and in process for each, --jobs 2, and the failure budget (without and by group) on the two
+    # main corpora
+    assert len(checks) == 2 * len(CORPORA) + 1 + 4
     assert all(row["counts_ok"] for row in checks), [row for row in checks if not row["counts_ok"]]
     assert all(row["rejected"] > 0 for row in checks)
 
@@ -77,9 +80,9 @@ def test_startup_memory_and_targets_are_reported(results: dict[str, Any]) -> Non
     assert results["phases"][-1]["name"].startswith("check the one-line file (exit 0)")
     assert results["memory"]["exit_code"] == 1 and results["memory"]["peak_rss_mb"] > 0  # the file has bad lines
     targets = results["targets"]
-    # 2x on both shapes, 1x on the 4 distinct-defect corpora twice, jobs, the budget on both shapes, start-up,
-    # memory
-    assert len(targets) == 2 + 2 * 4 + 1 + 2 + 1 + 1
+    # 2x on both shapes, 1x on the 4 distinct-defect corpora twice, jobs, the budget (without and by group) on
+    # both shapes, start-up, memory
+    assert len(targets) == 2 + 2 * 4 + 1 + 4 + 1 + 1
     assert all(isinstance(target["met"], bool) and math.isfinite(target["measured"]) for target in targets)
     machine = results["machine"]
     assert machine["cores"] >= 1 and machine["cpu"] and len(machine["load_average_end"]) == 3
@@ -108,8 +111,14 @@ def test_the_budget_benchmark_runs_end_to_end(tmp_path: Path) -> None:
     rows = json.loads(out.read_text())
     assert [(row["corpus"], row["variant"]) for row in rows] == [
         (corpus, variant)
-        for corpus in ("small lines", "large lines")
-        for variant in ("plain", "budget", "budget + group", "budget + failures file merged by identity")
+        for corpus, groups in (("small lines", "env,judge.verdict"), ("large lines", "agent_ref.name"))
+        for variant in (
+            "plain",
+            "budget",
+            f"budget + --group-by {groups}",
+            "budget + --group-by failure_kind",
+            "budget + failures file merged by identity",
+        )
     ] + [("small lines", "observe per document (us)")]
     assert all(math.isfinite(row["ratio"]) and row["ratio"] > 0 for row in rows)
 

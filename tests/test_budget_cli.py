@@ -282,7 +282,66 @@ BROKEN_LINES = [
     ('{"reward": "0.5", "_ng_failure_class": "agent_run_error"}', None),
     # an escape in the kind: the line is parsed
     ('{"reward": "0.5", "failure_kind": "judge\\u005ffailed"}', None),
+    # JSON-text defects the budget's parse (orjson) refuses too: no document, every group member absent
+    ('{"reward": NaN, "env": "math"}', None),
+    ('{"reward": 1.0, "env": "\\ud800"}', None),
+    # a repeated member: a text defect, but a parse keeps the last value (its group)
+    ('{"reward": "0.5", "env": "a", "env": "b"}', None),
 ]
+
+
+# Group paths and the values the random streams give their members: nested and top-level paths, absent ones,
+# values of every JSON type (the label of a number is Python's repr of orjson's value: -0, 1.0, 1e2, a wide
+# integer), escapes in values, and members that look like a path's without being it.
+GROUP_PATHS = [("env",), ("agent_ref.name",), ("env", "agent_ref.name"), ("failure_kind",), ("a.b.c",)]
+GROUP_VALUES: list[Any] = [
+    "math",
+    "math",
+    "browser",
+    'qu"ote',
+    "é",
+    "tab\t",
+    "x" * 130,
+    "",
+    0,
+    1,
+    -0.0,
+    1.0,
+    1e2,
+    2.5,
+    12345678901234567890123,
+    True,
+    False,
+    None,
+    {"k": 1},
+    [1, 2],
+]
+
+
+def _grouped(document: dict[str, Any], chance: Any) -> None:
+    """Adds group members (or not) to a document, with decoys at other depths."""
+    if chance.random() < 0.8:
+        document["env"] = chance.choice(GROUP_VALUES)
+    ref = chance.random()
+    if ref < 0.6:
+        document["agent_ref"] = {"type": "agent", "name": chance.choice(GROUP_VALUES)}
+    elif ref < 0.7:
+        document["agent_ref"] = chance.choice(["agent", None, [{"name": "in_array"}], {"type": "no name"}])
+    if chance.random() < 0.2:
+        document["meta"] = {"env": "decoy", "name": "decoy", "agent_ref": {"name": "decoy"}}
+    if chance.random() < 0.1:
+        document["a"] = {"b": {"c": chance.choice(GROUP_VALUES)}}
+
+
+def _spelled(document: dict[str, Any], chance: Any) -> str:
+    """The document's JSON text: escaped non-ASCII or raw, and now and then a member name spelled with an
+    escape (the same name to a parser; the pre-check leaves such lines to a parse)."""
+    text = json.dumps(document, ensure_ascii=chance.random() < 0.5)
+    if chance.random() < 0.1:
+        text = text.replace('"env"', '"\\u0065nv"', 1)
+    if chance.random() < 0.05:
+        text = text.replace('"name"', '"n\\u0061me"', 1)
+    return text
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
@@ -294,9 +353,14 @@ def test_bulk_feeding_equals_rollout_by_rollout(
     failure kinds and windows, or the Python ones without it) against observe() on every document, on random
     streams (blank lines, masks, kinds, invalid lines of every kind source, failures rows), settings and
     chunkings: the same summary, events, and where they happened."""
+    import contextlib
+    import copy
     import random
 
+    import orjson
+
     from verify_contract import _window as window_pass
+    from verify_contract import budget as budget_module
     from verify_contract.check import _fastpath as fastpath
     from verify_contract.check import _inputs as inputs
 
@@ -316,8 +380,13 @@ def test_bulk_feeding_equals_rollout_by_rollout(
         "max_consecutive_masked": chance.choice([None, 0, 1, 3]),
         "track_blocks": True,  # the plot's per-window counts, compared below
     }
+    if seed % 3:  # two streams in three grouped (the compiled scan reads the groups), one not
+        settings["group_by"] = list(chance.choice(GROUP_PATHS))
+        # a cap low enough that groups past it are folded into (other), in the order they first appear
+        monkeypatch.setattr(budget_module, "MAX_DISTINCT", chance.choice([1000, 2, 5]))
+    grouped = bool(settings.get("group_by"))
     storm_share = chance.random()
-    lines, library = [], FailureBudget(**settings)
+    lines, library, events = [], FailureBudget(**settings), []
     for number in range(1, chance.randint(1, 400)):
         draw = chance.random()
         if draw < 0.05:
@@ -325,11 +394,20 @@ def test_bulk_feeding_equals_rollout_by_rollout(
             continue
         if draw < 0.08:
             text, parsed = chance.choice(BROKEN_LINES)  # breaks the contract: failed
-            broken = json.loads(text) if parsed is None and text.endswith("}") else parsed
+            broken = copy.deepcopy(parsed)
+            if parsed is None:  # as check reads the line (orjson), which refuses NaN and lone surrogates
+                with contextlib.suppress(orjson.JSONDecodeError):
+                    broken = orjson.loads(text)
+            if grouped and broken is not None and chance.random() < 0.5:
+                _grouped(broken, chance)
+                text = _spelled(broken, chance)
+                broken = orjson.loads(text)  # as check reads the line: an integer past 64 bits is a float
             lines.append(text)
-            library.observe(broken, ("x", number), valid=False)
+            events += library.observe(broken, ("x", number), valid=False)
             continue
         document: dict[str, Any] = {"reward": chance.random()}
+        if grouped:
+            _grouped(document, chance)
         if chance.random() < storm_share:
             document["mask_sample"] = True
             kind = chance.choice([None, "session_lost", "judge_failed", "browser:tab_crashed"])
@@ -337,21 +415,30 @@ def test_bulk_feeding_equals_rollout_by_rollout(
                 document["failure_kind"] = kind
             elif chance.random() < 0.3:
                 document["_ng_failure_class"] = "agent_request_failed"
-        lines.append(json.dumps(document))
-        library.observe(document, ("x", number))
+        if grouped:
+            lines.append(_spelled(document, chance))
+            document = orjson.loads(lines[-1])  # as check reads the line: an integer past 64 bits is a float
+        else:
+            lines.append(json.dumps(document))
+        events += library.observe(document, ("x", number))
     path = tmp_path / "x"
     path.write_text("".join(line + "\n" for line in lines))
     failures = [{"_ng_failure_class": chance.choice(["agent_run_error", "x"])} for _ in range(chance.randint(0, 5))]
+    for row in failures:
+        if grouped and chance.random() < 0.5:
+            _grouped(row, chance)
     for number, row in enumerate(failures, 1):
         library.observe_failure(row, ("x_failures", number))
     monkeypatch.setattr(inputs, "CHUNK_BYTES", chance.choice([64, 300, 1 << 20]))
-    cli = BudgetRun(FailureBudget(**settings), FactSpec())
+    cli = BudgetRun(FailureBudget(**settings), FactSpec(library.group_paths))
     options = CheckOptions(facts=cli.spec, fast=compiled)  # fast=False: no field table, every line read
     check.check_paths([path], options=options, budget=cli, sidecars=False)
+    # every event of the main file, in the order observe() gave them, at the same rollout and line
+    assert [(e.as_dict() | {"file": "x"}) for e in cli.events] == [e.as_dict() for e in events]
     from verify_contract.check._budget import FailuresRows, numbered_lines
 
     lines_of_failures = numbered_lines(json.dumps(row).encode() for row in failures)
-    rows = FailuresRows("x_failures", lines_of_failures, (), cli.sidecar_read("x_failures"))
+    rows = FailuresRows("x_failures", lines_of_failures, cli.spec.group_paths, cli.sidecar_read("x_failures"))
     cli.merge_failures([], {}, [rows])  # no identities: after the main file (SPEC 11.1)
     cli.finish_failures()
     mine, theirs = cli.budget.summary(), library.summary()
@@ -364,3 +451,105 @@ def test_bulk_feeding_equals_rollout_by_rollout(
             run_at["file"] = "x"
     assert mine == theirs
     assert cli.budget.blocks() == library.blocks()
+
+
+def test_a_per_rollout_group_path_is_capped_counted_and_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A group path that is a per-rollout id over 120,000 lines: the first MAX_DISTINCT groups are kept apart,
+    every later one counted as (other) (so the run's memory and the metrics' series stay bounded), the counts
+    add up, the JSON and text reports say so, and promtool accepts the metrics with at most MAX_DISTINCT + 1
+    values of the group label."""
+    from verify_contract.budget import MAX_DISTINCT, OTHER
+
+    lines = 120_000
+    path = tmp_path / "ids.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"reward": 0.5, "mask_sample": i % 10 == 0, "rollout_id": f"r{i}", "agent_ref": {"name": i}})
+            + "\n"
+            for i in range(lines)
+        )
+    )
+    flags = ["--max-masked", "0.5", "--window", "4", "--group-by", "rollout_id", "--group-by", "agent_ref.name"]
+    metrics = tmp_path / "ids.prom"
+    code, report = run_json(capsys, str(path), *flags, "--metrics-file", str(metrics))
+    budget = report["budget"]
+    assert (code, budget["rollouts"], budget["masked"]) == (0, lines, lines // 10)
+    assert budget["group_cap"] == {"cap": MAX_DISTINCT, "groups": MAX_DISTINCT + 1, "other_rollouts": lines - 1000}
+    groups = {tuple(g["group"].values()): g for g in budget["groups"]}
+    assert len(groups) == MAX_DISTINCT + 1 and sum(g["rollouts"] for g in groups.values()) == lines
+    other = groups[(OTHER, OTHER)]
+    assert (other["rollouts"], other["masked"]) == (lines - 1000, (lines - 1000) // 10)
+    assert groups[("r999", "999")]["rollouts"] == 1 and ("r1000", "1000") not in groups
+    main(["check", str(path), *flags])
+    assert f"{lines - 1000:,} rollouts of the others counted together as (other)" in capsys.readouterr().out
+    text = metrics.read_text()
+    values = {
+        line.split('group_rollout_id="', 1)[1].split('"', 1)[0]
+        for line in text.splitlines()
+        if "group_rollout_id=" in line
+    }
+    assert len(values) == MAX_DISTINCT + 1 and OTHER in values
+    promtool = _promtool()
+    if promtool is None:
+        pytest.skip("promtool not installed (apt-get install prometheus)")
+    done = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_group_value_is_labelled_from_its_text_as_from_the_parsed_value() -> None:
+    """raw_label (what the compiled scan calls once per distinct value) against the label of orjson's value,
+    the budget's parse: strings with and without escapes, integers (-0 too), fractions, literals, containers."""
+    import orjson
+
+    from verify_contract.budget import _label
+    from verify_contract.check._budget import raw_label
+
+    raws = [b'"math"', b'""', b'"\\u00e9"', b'"\xc3\xa9"', b'"a\\"b"', b'"' + b"x" * 130 + b'"', b"0", b"-0", b"7"]
+    raws += [b"-123456789012345678", b"1.0", b"-0.0", b"1e2", b"2.5E-3", b"0.1", b"true", b"false", b"null"]
+    raws += [b"{}", b"[]"]
+    for raw in raws:
+        assert raw_label(raw) == _label(orjson.loads(raw)), raw
+
+
+def test_the_budget_parse_is_orjson_s_without_importing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_loads (json with orjson's number and constant rules, orjson where the two could disagree) against
+    orjson itself on lines where json and orjson differ: NaN and Infinity, integers past 64 bits, floats that
+    overflow, unpaired and paired surrogates, repeated members, bad UTF-8, a BOM, control characters."""
+    import orjson
+
+    from verify_contract.check._budget import _loads
+
+    lines = [
+        b'{"a": 1, "a": 2}',
+        b'{"a": NaN}',
+        b'{"a": -Infinity}',
+        b'{"a": 18446744073709551615, "b": 18446744073709551616, "c": -9223372036854775809}',
+        b'{"a": 123456789012345678901234567890}',
+        b'{"a": ' + b"9" * 400 + b"}",
+        b'{"a": 1.8e308}',
+        b'{"a": 1e-400, "b": -0, "c": -0.0, "d": 4.9e-324}',
+        b'{"a": "\\ud800"}',
+        b'{"a": "\\uDC00x"}',
+        b'{"a": "\\ud83d\\ude00"}',
+        b'{"a": "\xff"}',
+        b'\xef\xbb\xbf{"a": 1}',
+        b'{"a": "x\x01"}',
+        b'{"a": "\\u0065"}\r\n',
+        b'{"a": [' * 300 + b"]" * 300 + b"}",
+        b"[1, 2]",
+        b'"x"',
+        b'{"a": 1',
+        b'{"a": 1} {"b": 2}',
+        b"",
+    ]
+    from verify_contract.check import _budget as check_budget
+
+    for line in lines:
+        try:
+            expected = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            expected = None
+        monkeypatch.setattr(check_budget, "_parsed_by_json", [0])  # json's turn (a run's first lines)
+        assert _loads(line) == expected and repr(_loads(line)) == repr(expected), line

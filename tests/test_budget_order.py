@@ -270,3 +270,30 @@ def test_many_runs_hold_one_failures_file_open_at_a_time(tmp_path: Path) -> None
     assert (budget["rollouts"], budget["failed"], len(budget["failures_files"])) == (1500, 300, 300)
     # Each failures row went before its run's (1, 0): between rollouts 1 and 2 of each run of 5.
     assert budget["longest_masked_run"] == 1 and done.stderr == ""
+
+
+def test_only_a_file_merged_by_identity_is_parsed_for_its_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --group-by, a main file whose failures file is merged into it by identity is read with every line's
+    identity and group (parsed, so the merge can cut between any two lines); every other grouped file takes
+    the compiled pre-check's groups (no line parsed for them: benchmarks/budget.py's --group-by rows)."""
+    from verify_contract.check import _budget as budget_facts
+    from verify_contract.check import _fastpath as fastpath
+    from verify_contract.check._lines import check_chunk
+
+    if fastpath._native is None:
+        pytest.skip("the compiled pre-check is not built")
+    chunk = b"".join(json.dumps(_row(task, reward=1.0, env="ab"[task % 2])).encode() + b"\n" for task in range(6))
+    spec = FactSpec(FailureBudget(group_by=["env"]).group_paths).ordering(frozenset(["merged.jsonl"]))
+    options = CheckOptions(facts=spec)
+    (merged,) = check_chunk(chunk, 1, "merged.jsonl", options).facts
+
+    def no_parse(line: object) -> None:
+        raise AssertionError(f"a grouped line was parsed: {line!r}")
+
+    monkeypatch.setattr(budget_facts, "_loads", no_parse)
+    (alone,) = check_chunk(chunk, 1, "alone.jsonl", options).facts
+    assert merged.groups is None and merged.bad is None
+    assert [merged.details[index][1:] for index in range(6)] == [(("ab"[task % 2],), (task, 0)) for task in range(6)]
+    assert alone.details == {} and alone.identities is None and alone.groups is not None
+    ((ids, combos, _),) = alone.groups
+    assert [combos[at] for at in memoryview(ids).cast("I")[:6]] == [("a",), ("b",)] * 3

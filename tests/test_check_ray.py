@@ -368,10 +368,12 @@ def _storm(folder: Path) -> Path:
 BUDGETS: list[dict[str, Any]] = [
     {"max_masked": 0.2, "warn_masked": 0.1},  # the one-pass path (no group, no identity)
     {"max_masked": 0.2, "group_by": ["_ng_environment_server"], "expected": (320, 4), "track_identities": True},
+    # groups read by the pre-check (no identity): a top-level path and a nested one, absent from the storm
+    {"max_masked": 0.2, "warn_masked": 0.1, "group_by": ["_ng_environment_server", "agent_ref.name"]},
 ]
 
 
-@pytest.mark.parametrize("settings", BUDGETS, ids=["ungrouped", "grouped-with-identities"])
+@pytest.mark.parametrize("settings", BUDGETS, ids=["ungrouped", "grouped-with-identities", "grouped"])
 def test_the_failure_budget_is_the_local_engines_for_any_partitioning(
     cluster: str, tmp_path: Path, settings: dict[str, Any]
 ) -> None:

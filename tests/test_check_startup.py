@@ -66,6 +66,15 @@ NOT_ON_A_CLEAN_RUN = (
     "verify_contract.probe",
     "aiohttp",
     "httpx",
+    # metrics and plots: other flags' dependencies
+    "matplotlib",
+    "prometheus_client",
+    # the failure budget: only with a budget flag (or a failures file among the inputs)
+    "verify_contract.budget",
+    "verify_contract.check._budget",
+    "verify_contract.check._budget_metrics",
+    "verify_contract.check._budget_plot",
+    "verify_contract.check._budget_report",
 )
 
 RUN_CHECK = """
@@ -174,3 +183,23 @@ def test_version_and_help_still_name_everything() -> None:
     usage = subprocess.run([sys.executable, "-m", "verify_contract", "--help"], capture_output=True, check=True)
     for command in ("check", "diff", "conformance", "upgrade", "generate"):
         assert command in usage.stdout.decode()
+
+
+def imported_by(*args: str) -> set[str]:
+    """The modules ``python -X importtime -m verify_contract ARGS`` imports, from the interpreter's own import
+    log (every import it executes, whatever later removes it from ``sys.modules``)."""
+    command = [sys.executable, "-X", "importtime", "-m", "verify_contract", *args]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1, 3), done.stderr[-500:]
+    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_plain_check_imports_no_heavy_module_by_importtime(tmp_path: Path) -> None:
+    """Every command is registered (probe, Ray, follow) yet a plain check imports none of their modules nor the
+    budget's; the control: the same check with a budget flag imports the budget, so the probe can see it."""
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(b'{"reward": 1.0, "mask_sample": false}\n')
+    assert heavy(imported_by("check", str(path))) == []
+    budgeted = imported_by("check", str(path), "--max-masked", "0.2", "--group-by", "env")
+    assert {"verify_contract.budget", "verify_contract.check._budget"} <= budgeted
+    assert not budgeted & {"httpx", "ray", "fsspec", "matplotlib", "prometheus_client", "jinja2"}

@@ -486,12 +486,18 @@ class FailureBudget:
         label: str,
         where: tuple[str, int | None] | None,
         events: list[BudgetEvent],
+        ordinal: int | None = None,
+        sized: bool = True,
     ) -> None:
+        """One rollout of ``scope``; ``ordinal``: its stream ordinal (default: the last of the whole stream);
+        ``sized``: counted in its block's size (``record_groups`` counts a group's sizes a run at a time)."""
         scope.seen += 1
+        if ordinal is None:
+            ordinal = self.total.seen
         scope.counts[state] += 1
         if self.track_blocks:
-            block = (self.total.seen - 1) // self.window  # the stream's block (the whole stream is counted first)
-            if scope is not self.total:
+            block = (ordinal - 1) // self.window  # the stream's block (the whole stream is counted first)
+            if scope is not self.total and sized:
                 scope.block_sizes[block] += 1
         if state:
             scope.bad.append((scope.seen, label))
@@ -501,14 +507,14 @@ class FailureBudget:
             scope.run += 1
             if scope.run > scope.longest:
                 scope.longest = scope.run
-                scope.longest_at = self.total.seen
+                scope.longest_at = ordinal
                 if scope is self.total:
                     self.longest_where = where
         else:
             scope.run = 0
         self._evict(scope)
         if state or scope.seen == self.min_samples:
-            self._judge(scope, group, where, events, self.total.seen)
+            self._judge(scope, group, where, events, ordinal)
 
     def record_run(
         self,
@@ -525,36 +531,105 @@ class FailureBudget:
         ``kinds``: what ``check`` feeds per chunk. The same as ``record`` for each rollout (a test holds the two
         together), computed a list at a time: the windows, runs and level changes in one pass (``_window_run``,
         compiled where the package was built with it). ``where_of(offset)`` locates a rollout, asked
-        only for an event. Only without ``group_by`` and identity tracking."""
+        only for an event. Only without ``group_by`` and identity tracking (``record_groups`` groups)."""
         if self.group_paths or self.track_identities:
             raise BudgetError("record_run() counts ungrouped, unidentified rollouts; record each rollout instead")
-        scope = self.total
-        base = scope.seen
-        if base < self.min_samples <= base + count:
-            # The first judged window falls in this run: if on a usable rollout, split the run there.
-            cut = self.min_samples - base - 1  # offset of the rollout that fills it
-            at = bisect_left(offsets, cut)
-            if at == len(offsets) or offsets[at] != cut:
-                split = self.record_run(cut, offsets[:at], states[:at], kinds[:at], where_of, labelled=labelled)
-                split += self.record(OK, None, (), where_of(cut))
-                rest = [offset - cut - 1 for offset in offsets[at:]]
-                later = self.record_run(
-                    count - cut - 1, rest, states[at:], kinds[at:], lambda o: where_of(o + cut + 1), labelled=labelled
+        labels = self._count_kinds(kinds, labelled)
+        base = self.total.seen
+        offsets = offsets if isinstance(offsets, list) else list(offsets)
+        return self._scope_run(self.total, None, count, offsets, states, labels, offsets, base + 1, where_of, None)
+
+    def record_groups(
+        self,
+        count: int,
+        offsets: list[int],
+        states: bytes,
+        kinds: Sequence[str | None],
+        where_of: Callable[[int], tuple[str, int | None]],
+        groups: Sequence[tuple[tuple[str, ...], int, list[int], list[int]]],
+        nth: Callable[[tuple[str, ...], int], int],
+        *,
+        labelled: bool = False,
+        block_sizes: Mapping[tuple[str, ...], Counter[int]] | None = None,
+    ) -> list[BudgetEvent]:
+        """``record_run`` with groups: ``groups`` holds each group's share of the run, in the order each first
+        appears in it (group values, its rollouts, the offsets of its masked or failed ones among its rollouts,
+        their positions in ``offsets``); ``nth(group, k)`` is the offset in the run of the group's k-th rollout
+        (asked only for a usable one that fills a group's first window); with ``track_blocks``, ``block_sizes``
+        holds each group's rollouts in each of the stream's blocks (block number from 0: (ordinal - 1) //
+        window), which the lists do not tell (a group's blocks are the stream's). A group past ``MAX_DISTINCT`` must
+        already be folded into ``OTHER`` by the caller (``fold_groups``). The same as ``record`` for each
+        rollout (a test holds the two together): the scopes are passed one at a time and their events put
+        back in rollout order."""
+        if self.track_identities or not self.group_paths:
+            raise BudgetError("record_groups() counts grouped, unidentified rollouts")
+        if self.track_blocks and block_sizes is None:
+            raise BudgetError("record_groups() keeps blocks (track_blocks) only given each group's block_sizes")
+        warned, breached = self.first_warning is not None, self.first_breach is not None
+        labels = self._count_kinds(kinds, labelled)
+        first = self.total.seen + 1
+        found = [
+            (event, 0)
+            for event in self._scope_run(
+                self.total, None, count, offsets, states, labels, offsets, first, where_of, None
+            )
+        ]
+        for group, size, group_offsets, positions in groups:
+            scope = self.groups.get(group)
+            if scope is None:
+                scope = self.groups[group] = _Scope()
+            for i, value in enumerate(group):
+                if value != ABSENT_GROUP:
+                    self.resolved[i] = True
+            if block_sizes is not None:
+                scope.block_sizes.update(block_sizes[group])
+            group_labels = list(map(labels.__getitem__, positions))
+            scope.kinds.update(group_labels)
+            found += (
+                (event, 1)
+                for event in self._scope_run(
+                    scope,
+                    group,
+                    size,
+                    group_offsets,
+                    bytes(map(states.__getitem__, positions)),
+                    group_labels,
+                    list(map(offsets.__getitem__, positions)),
+                    first,
+                    where_of,
+                    lambda k, group=group: nth(group, k),  # type: ignore[misc]
                 )
-                return split + later
-        self.unidentified += count
-        n = len(offsets)
-        scope.counts[OK] += count - n
-        if not n:
-            scope.seen = base + count
-            scope.run = 0
-            self._evict(scope)
-            return []
+            )
+        found.sort(key=lambda item: (item[0].rollout, item[1]))  # as record() emits them: stable
+        events = [event for event, _ in found]
+        # The first warning and breach are the first in rollout order, not in the order the scopes ran.
+        if not warned:
+            self.first_warning = next((event for event in events if event.level != "breach"), None)
+        if not breached:
+            self.first_breach = next((event for event in events if event.level == "breach"), None)
+        return events
+
+    def fold_groups(self, groups: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        """The scope each group is counted in, for groups in the order they first appear in a run still to be
+        recorded: its own, or ``OTHER`` once ``MAX_DISTINCT`` groups are tracked, as ``record`` folds them."""
+        known, pending, folded = self.groups, set[tuple[str, ...]](), []
+        for group in groups:
+            if group not in known and group not in pending:
+                if len(known) + len(pending) >= MAX_DISTINCT:
+                    group = (OTHER,) * len(self.group_paths)
+                if group not in known:
+                    pending.add(group)
+            folded.append(group)
+        return folded
+
+    def _count_kinds(self, kinds: Sequence[str | None], labelled: bool) -> list[str]:
+        """The labels of masked or failed rollouts' kinds (``NO_KIND`` for none, ``OTHER`` past ``MAX_DISTINCT``
+        kinds), counted in the whole stream's kinds one after another, as ``record`` does."""
         if labelled and isinstance(kinds, list):
             labels: list[str] = kinds  # the caller says: no None in it
         else:
             labels = [kind or NO_KIND for kind in kinds]
-        known = scope.kinds
+        known = self.total.kinds
         if len(known) + len(set(labels).difference(known)) > MAX_DISTINCT:  # the (other) label: one at a time
             capped = []
             for label in labels:
@@ -562,34 +637,81 @@ class FailureBudget:
                     label = OTHER
                 known[label] += 1
                 capped.append(label)
-            labels = capped
-        else:
-            known.update(labels)
+            return capped
+        known.update(labels)
+        return labels
+
+    def _scope_run(
+        self,
+        scope: _Scope,
+        group: tuple[str, ...] | None,
+        count: int,
+        offsets: list[int],
+        states: bytes,
+        labels: list[str],
+        stream: list[int],
+        first: int,
+        where_of: Callable[[int], tuple[str, int | None]],
+        nth: Callable[[int], int] | None,
+    ) -> list[BudgetEvent]:
+        """One scope's ``count`` rollouts in a row (kinds already counted): its masked or failed ones at
+        ``offsets`` among them, which are at ``stream`` offsets in the whole run, whose first rollout has the
+        ordinal ``first``; ``nth(offset)``: the run offset of a usable rollout of the scope (None: the same)."""
+        base = scope.seen
+        if base < self.min_samples <= base + count:
+            # The first judged window falls in this run: if on a usable rollout, split the run there.
+            cut = self.min_samples - base - 1  # offset of the rollout that fills it
+            at = bisect_left(offsets, cut)
+            if at == len(offsets) or offsets[at] != cut:
+                split = self._scope_run(
+                    scope, group, cut, offsets[:at], states[:at], labels[:at], stream[:at], first, where_of, None
+                )
+                position = cut if nth is None else nth(cut)
+                self._step(scope, group, OK, "", where_of(position), split, first + position, sized=False)
+                if scope is self.total:
+                    self.unidentified += 1
+                rest = [offset - cut - 1 for offset in offsets[at:]]
+                split += self._scope_run(
+                    scope, group, count - cut - 1, rest, states[at:], labels[at:], stream[at:], first, where_of, None
+                )
+                return split
+        if scope is self.total:
+            self.unidentified += count
+        n = len(offsets)
+        scope.counts[OK] += count - n
+        if not n:
+            scope.seen = base + count
+            scope.run = 0
+            self._evict(scope)
+            return []
         window = self.window
         scope.counts[MASKED] += states.count(MASKED)
         scope.counts[FAILED] += states.count(FAILED)
-        if self.track_blocks:
-            blocks = map(floordiv, map(add, offsets, repeat(base, n)), repeat(window, n))  # (ordinal - 1) // window
+        if self.track_blocks:  # the stream's blocks: (stream ordinal - 1) // window
+            blocks = map(floordiv, map(add, stream, repeat(first - 1, n)), repeat(window, n))
             for (block, label), times in Counter(zip(blocks, labels, strict=True)).items():
                 scope.blocks.setdefault(block, Counter())[label] += times
         carried = len(scope.bad)
         all_labels = [label for _, label in scope.bad] + labels
-        return self._window_run(scope, all_labels, carried, offsets, labels, count, where_of)
+        return self._window_run(scope, group, all_labels, carried, offsets, labels, count, stream, first, where_of)
 
     def _window_run(
         self,
         scope: _Scope,
+        group: tuple[str, ...] | None,
         all_labels: list[str],
         carried: int,
         offsets: Sequence[int],
         labels: list[str],
         count: int,
+        stream: list[int],
+        stream_first: int,
         where_of: Callable[[int], tuple[str, int | None]],
     ) -> list[BudgetEvent]:
-        """``record_run``'s windows, runs and level changes in one pass (``_window.window_scan``, compiled where
+        """``_scope_run``'s windows, runs and level changes in one pass (``_window.window_scan``, compiled where
         the package was built with it): the scope's worst window, longest run, run, levels and masked rollouts
-        in the window updated, and the events returned. A rollout at ``offsets[k]`` has the ordinal
-        ``first + offsets[k]``."""
+        in the window updated, and the events returned. A rollout at ``offsets[k]`` has the scope ordinal
+        ``first + offsets[k]`` and the stream ordinal ``stream_first + stream[k]``."""
         from verify_contract._window import window_scan
 
         base, window = scope.seen, self.window
@@ -613,10 +735,11 @@ class FailureBudget:
             0 if self.max_consecutive is None else self.max_consecutive + 1,
         )
         if longest > scope.longest:
-            scope.longest, scope.longest_at = longest, first + offsets[longest_at]
-            self.longest_where = where_of(offsets[longest_at])
+            scope.longest, scope.longest_at = longest, stream_first + stream[longest_at]
+            if scope is self.total:
+                self.longest_where = where_of(stream[longest_at])
         if worst > scope.worst:
-            scope.worst, scope.worst_at = worst, (first + offsets[worst_at], inside, size)
+            scope.worst, scope.worst_at = worst, (stream_first + stream[worst_at], inside, size)
         for (_, level), state in zip(levels, after, strict=True):
             if level == "breach":
                 scope.breached = state
@@ -630,8 +753,9 @@ class FailureBudget:
             else:
                 rule, level = "budget-consecutive-masked", "breach"
             kinds = Counter(all_labels[start : carried + k + 1])
-            where = where_of(offsets[k])
-            events.append(self._event(rule, level, None, bad / size, bad, size, run, kinds, where, first + offsets[k]))
+            where, ordinal = where_of(stream[k]), stream_first + stream[k]
+            named = self._named(group)
+            events.append(self._event(rule, level, named, bad / size, bad, size, run, kinds, where, ordinal))
         # The masked rollouts still in the window after the run: (ordinal, label), as record() keeps them.
         floor = base + count - window
         kept = [entry for entry in scope.bad if entry[0] > floor]
@@ -793,6 +917,14 @@ class FailureBudget:
             return "warning"
         return "ok" if self.total.seen >= self.min_samples else "too few rollouts"
 
+    def group_cap(self) -> dict[str, int] | None:
+        """The cap on distinct groups (``MAX_DISTINCT``), the groups tracked, and the rollouts of groups past it
+        (counted together as ``OTHER``); None without groups."""
+        if not self.group_paths:
+            return None
+        other = self.groups.get((OTHER,) * len(self.group_paths))
+        return {"cap": MAX_DISTINCT, "groups": len(self.groups), "other_rollouts": 0 if other is None else other.seen}
+
     def unresolved_groups(self) -> list[str]:
         """Group paths that held a value in no rollout (a typo, most likely)."""
         if not self.total.seen:
@@ -863,6 +995,7 @@ class FailureBudget:
             groups.append({"group": self._named(group), **self._scope_summary(scope)})
         data["groups"] = groups
         data["unresolved_group_paths"] = self.unresolved_groups()
+        data["group_cap"] = self.group_cap()
         expected = self.expected_total()
         data["expected"] = None
         if expected is not None:

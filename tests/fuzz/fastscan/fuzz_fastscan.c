@@ -13,7 +13,9 @@
  *     UTF-8 tag with a column or byte offset inside the line;
  *   - a line gets the same status and key alone, in an exact-size buffer, as in its chunk, with or without
  *     its newline: a read past the line's end then hits poisoned memory instead of the next line;
- *   - every UTF-8 validator the CPU runs (scalar, SSSE3, AVX2) gives the input the exact locator's verdict.
+ *   - every UTF-8 validator the CPU runs (scalar, SSSE3, AVX2) gives the input the exact locator's verdict;
+ *   - a table with the failure budget's group members (--group-by) gives each line the status and key of
+ *     the same table without them: the members are recorded, never judged nor keyed.
  * Agreement with the reference (verdicts, rule ids, counted facts) is checked by replaying the corpus
  * through the Python module: harness.py replay.
  */
@@ -224,6 +226,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (newline) {
                 alone(q, text, &bare);
                 if (!same_line(&line, &bare)) abort();
+            }
+            if (FUZZ_TABLES[t].plain >= 0) {
+                /* group members (the budget's --group-by) are recorded but change no verdict nor memo key */
+                Line plain;
+                load((size_t)FUZZ_TABLES[t].plain);
+                if (scan_one(q, end, &plain) != next || !same_line(&line, &plain)) abort();
+                load(t);
             }
             q = next;
         }

@@ -70,8 +70,16 @@ def _c_bytes(data: bytes) -> str:
     return "{" + ",".join(str(byte) for byte in data or b"\0") + "}"
 
 
+GROUP_PATHS = (("env",), ("agent_ref", "name"), ("failure_kind",), ("instance_config", "host"))
+"""The failure budget's group members added to a second table of each version and profile (--group-by): a
+top-level member, a nested one under a member the contract does not declare, a contract field, and one
+under a contract object."""
+
+
 def tables_header() -> str:
-    """``fuzz_tables.h``: the field table and clean-kind list of every version and profile."""
+    """``fuzz_tables.h``: the field table and clean-kind list of every version and profile, and each one's
+    table with group members (``plain``: the row of the same table without them, whose verdicts and memo
+    keys it must give line for line; -1 for a table without group members)."""
     rows = []
     arrays = []
     for index, (version, profile) in enumerate(COMBOS):
@@ -82,7 +90,15 @@ def tables_header() -> str:
         kinds = fastpath.clean_kinds(contract.model)
         arrays.append(f"static const uint8_t TABLE_{index}[] = {_c_bytes(table)};")
         arrays.append(f"static const uint8_t KINDS_{index}[] = {_c_bytes(kinds)};")
-        rows.append(f'    {{"{version} {profile}", TABLE_{index}, {len(table)}, KINDS_{index}, {len(kinds)}}},')
+        plain = len(rows)
+        rows.append(f'    {{"{version} {profile}", TABLE_{index}, {len(table)}, KINDS_{index}, {len(kinds)}, -1}},')
+        grouped = fastpath.group_field_table(contract, GROUP_PATHS)
+        if grouped is not None:
+            arrays.append(f"static const uint8_t GROUPED_{index}[] = {_c_bytes(grouped[0])};")
+            rows.append(
+                f'    {{"{version} {profile} grouped", GROUPED_{index}, {len(grouped[0])}, KINDS_{index}, {len(kinds)},'
+                f" {plain}}},"
+            )
     if not rows:
         raise HarnessError("the pre-check declines every contract version: no field table to fuzz with")
     return "\n".join(
@@ -95,6 +111,7 @@ def tables_header() -> str:
             "    size_t table_len;",
             "    const uint8_t *kinds;",
             "    size_t kinds_len;",
+            "    int plain;",
             "} FUZZ_TABLES[] = {",
             *rows,
             "};",
@@ -118,6 +135,7 @@ def dictionary() -> str:
             names.update(f.name for f in model.fields_of(profile))
         if model.failure_kinds:
             kinds.update(k["id"] for k in model.failure_kinds["registered"][:20])
+    names.update(part for path in GROUP_PATHS for part in path)
     generated = [_dict_token(f'"{name}"') for name in sorted(names)]
     generated += [_dict_token(f'"{kind}"') for kind in sorted(kinds)]
     return (HERE / "json.dict").read_text(encoding="utf-8") + "\n# from the contract model\n" + "\n".join(generated)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from itertools import repeat
 from operator import add, attrgetter, sub
 
@@ -27,12 +29,14 @@ from verify_contract.budget import (
     FailureBudget,
     GroupPath,
     _kind_of,
+    _label,
     failure_row_first,
     group_of,
     identity_of,
 )
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS
+from verify_contract.check._sidecars import sidecar_of
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord, Record
 
@@ -48,8 +52,6 @@ if TYPE_CHECKING:
 
 SIDECAR_UNREADABLE = "budget-sidecar-unreadable"
 """The rule of a failures-file line that is not a JSON object (``budget.BUDGET_RULES``)."""
-SIDECAR_SUFFIX = "_failures.jsonl"
-"""NeMo Gym's failures file beside ``<stem>.jsonl`` is ``<stem>_failures.jsonl`` (SPEC 11.1)."""
 
 # A line's state byte in ChunkFacts.states: 0 is a blank line (no rollout), then 1 + the budget's state.
 BLANK_LINE, USABLE, MASKED_LINE, FAILED_LINE = 0, 1 + OK, 1 + MASKED, 1 + FAILED
@@ -86,9 +88,11 @@ class FactSpec(FrozenRecord):
     ) -> None:
         self._freeze(group_paths, identities, ordered)
 
-    @property
-    def every_line(self) -> bool:
-        return bool(self.group_paths) or self.identities
+    def every_line(self, path: str) -> bool:
+        """Whether each line of ``path`` is parsed for its kind, group and identity: with ``--expected`` or a
+        retry list, and for a grouped file merged with its failures file by identity (its lines' groups and
+        identities alike); other grouped files take the compiled scan's groups (``group_labels``)."""
+        return self.identities or (bool(self.group_paths) and path in self.ordered)
 
     def ordering(self, paths: frozenset[str]) -> FactSpec:
         """This spec, with the lines of ``paths`` identified for the merge with their failures files."""
@@ -97,13 +101,40 @@ class FactSpec(FrozenRecord):
 
 Detail = tuple["str | None", tuple[str, ...], "tuple[Any, ...] | None"]
 """(failure kind, group, identity) of a line."""
+Groups = tuple[bytes, list[tuple[str, ...]], list[int]]
+"""A chunk's groups: a uint32 combination id per line (native order; blank lines' ids mean nothing), each
+combination's group values, and the index of the first line that has it."""
+
+
+_LITERALS: dict[bytes, Any] = {b"null": None, b"true": True, b"false": False, b"{}": {}, b"[]": []}
+_INTEGER = re.compile(rb"-?(?:0|[1-9][0-9]{0,17})")  # the scan hands wider integers to a parse
+
+
+def raw_label(raw: bytes) -> str:
+    """A group value's label from its JSON text, as ``group_of`` labels the parsed value (orjson, the parse
+    the budget makes of a line): the compiled scan calls it once per distinct text in a chunk. Its text is
+    strict JSON (the scan read it), so a string without an escape is its bytes and an integer is ``int``'s;
+    the rest (escapes, fractions) goes through ``_loads``."""
+    if raw in _LITERALS:
+        return _label(_LITERALS[raw])
+    if raw[:1] == b'"' and b"\\" not in raw:
+        return _label(raw[1:-1].decode())
+    if _INTEGER.fullmatch(raw):
+        return _label(int(raw))
+    return _label(_loads(raw))
+
+
+def group_labels(spec: FactSpec, path: str) -> tuple[tuple[GroupPath, ...], Callable[[bytes], str]] | None:
+    """What the compiled scan needs to read each line's group (``fastpath.scan_kinds``), when the budget groups
+    and the lines of ``path`` are not parsed anyway (``FactSpec.every_line``)."""
+    return (spec.group_paths, raw_label) if spec.group_paths and not spec.every_line(path) else None
 
 
 class ChunkFacts(Record):
     """The budget's view of one chunk: ``states`` (a byte per line) and ``details`` (line index -> Detail)
     of the lines it looked into; line numbers count from ``first_line`` in ``path``."""
 
-    __slots__ = ("path", "first_line", "states", "details", "bad", "identities")  # noqa: RUF023
+    __slots__ = ("path", "first_line", "states", "details", "bad", "identities", "groups")  # noqa: RUF023
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(
@@ -114,6 +145,7 @@ class ChunkFacts(Record):
         details: dict[int, Detail],
         bad: tuple[list[int], bytes, list[str | None]] | None = None,
         identities: list[tuple[int, int] | None] | None = None,
+        groups: list[Groups] | None = None,
     ) -> None:
         self.path = path
         self.first_line = first_line
@@ -123,9 +155,13 @@ class ChunkFacts(Record):
         self.bad = bad
         # With ``bad``, every line's identity when a failures file is merged into the file by identity.
         self.identities = identities
+        # With ``bad`` and group paths: each line's group, as (ids, combinations, firsts) (``Groups``) per chunk
+        # scanned (chunks fed together keep theirs: a combination's id is its scan's).
+        self.groups = groups
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ChunkFacts, (self.path, self.first_line, self.states, self.details, self.bad, self.identities))
+        fields = (self.path, self.first_line, self.states, self.details, self.bad, self.identities, self.groups)
+        return (ChunkFacts, fields)
 
 
 def _text_rules() -> frozenset[str]:
@@ -154,7 +190,7 @@ def _state(outcome: Outcome) -> int:
     return _STATES[outcome.valid, outcome.masked]
 
 
-def _loads(line: bytes | memoryview) -> Any:
+def _orjson_loads(line: bytes | memoryview) -> Any:
     import orjson
 
     try:
@@ -163,13 +199,58 @@ def _loads(line: bytes | memoryview) -> Any:
         return None
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
+"""An escaped UTF-16 surrogate (\\ud800-\\udfff): orjson refuses an unpaired one, json takes it: to orjson."""
+
+
+def _orjson_int(text: str) -> int | float:
+    """An integer as orjson reads it: an int within 64 bits (signed or not), else the float it rounds to."""
+    value = int(text)
+    return value if -(1 << 63) <= value < 1 << 64 else _orjson_float(text)
+
+
+def _orjson_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number is infinity when parsed as double: {text[:40]}")
+    return value
+
+
+def _refused(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+JSON_BYTES = 1 << 20
+"""Bytes the json module parses for the budget before orjson takes over: orjson's import (about 30 ms, with
+dataclasses and uuid) costs what json's slower parse (about 13 ns a byte more) costs on 2 MiB of lines, so
+a run pays at most about 1.5 times the cheaper of the two."""
+_parsed_by_json = [0]  # bytes so far, in this process
+
+
+def _loads(line: bytes | memoryview) -> Any:
+    """A line parsed as orjson parses it (the budget's parse: a last repeated member wins, NaN and unpaired
+    surrogates are refused, integers past 64 bits are floats). The first ``JSON_BYTES`` go through the json
+    module ``check`` has imported already, with orjson's number and constant rules, so a run that parses few
+    lines never imports orjson; orjson parses the rest, and every line where the two could disagree (an
+    escaped surrogate) or json refuses it."""
+    raw = bytes(line)
+    if _parsed_by_json[0] < JSON_BYTES and not _SURROGATE_ESCAPE.search(raw):
+        _parsed_by_json[0] += len(raw)
+        try:
+            return json.loads(raw.decode(), parse_int=_orjson_int, parse_float=_orjson_float, parse_constant=_refused)
+        except (ValueError, RecursionError):
+            pass  # refused by json (or too deep for it): orjson says
+    return _orjson_loads(raw)
+
+
 def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
     """The facts of a chunk the pre-check scanned, with the outcomes of the lines it handed on (``lines``).
 
-    Without groups or identities only masked and failed lines are looked into, and their failure kinds come
-    from the pre-check (``fastpath.scan_kinds``): a line is parsed only where it could not say (an escape,
-    a failures-file member, a line it did not read whole). With them, every line is parsed (measured in
-    benchmarks/budget.py).
+    Only masked and failed lines are looked into, and their failure kinds come from the pre-check
+    (``fastpath.scan_kinds``): a line is parsed only where it could not say (an escape, a failures-file member,
+    a line it did not read whole). Groups come from the pre-check too (each line's group member, labelled once
+    per distinct value). With identities (``FactSpec.every_line``), every line is parsed; a file merged with
+    its failures file by identity has its lines' identities parsed (measured in benchmarks/budget.py).
     """
     states = bytearray(lines.statuses.translate(STATUS_STATES))
     view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
@@ -183,7 +264,7 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
         fastpath.scatter(states, others, key_states)  # the lines without a key: below
         for index, outcome in lines.unkeyed.items():
             states[index] = _state(outcome)
-    if spec.every_line:
+    if spec.every_line(path):
         return _every_line(chunk, bytes(states), first_line, path, spec)
     bad, labels, bad_states, unknown = fastpath.gather(states, _BAD_STATES, lines.kinds)
     if unknown:  # lines the pre-check did not read whole nor key, or whose kind it left to a parse
@@ -193,7 +274,10 @@ def chunk_facts(chunk: bytes | memoryview, lines: LineFacts, first_line: int, pa
             if label is None:
                 labels[at] = _unread_kind(view, spans[bad[at]], lines.unkeyed.get(bad[at]))
     identities = _identities(chunk, states) if path in spec.ordered else None
-    return ChunkFacts(path, first_line, bytes(states), {}, bad=(bad, bad_states, labels), identities=identities)
+    groups = [_groups(chunk, states, lines.groups, spec.group_paths)] if spec.group_paths else None
+    return ChunkFacts(
+        path, first_line, bytes(states), {}, bad=(bad, bad_states, labels), identities=identities, groups=groups
+    )
 
 
 def _identities(chunk: bytes | memoryview, states: bytearray) -> list[tuple[int, int] | None]:
@@ -212,6 +296,41 @@ def _pair(row: Any) -> tuple[int, int] | None:
         return None
     task, rollout = row.get(_TASK), row.get(_ROLLOUT)
     return (task, rollout) if type(task) is int and type(rollout) is int else None  # an int, not a bool
+
+
+def _groups(
+    chunk: bytes | memoryview, states: bytearray, scanned: fastpath.GroupIds | None, paths: tuple[GroupPath, ...]
+) -> Groups:
+    """Every line's group: the compiled scan's, and a parse of each line it did not read whole (all of them
+    without it), labelled as ``group_of`` labels a parsed row."""
+    if scanned is None:
+        ids, combos, firsts = bytearray(b"\xff\xff\xff\xff" * len(states)), [], []
+        rows = bytes(chunk).split(b"\n")
+        unread: list[tuple[int, bytes | memoryview]] = [
+            (index, rows[index]) for index, state in enumerate(states) if state
+        ]
+    else:
+        if not scanned[3]:  # every line read whole
+            return scanned[0], scanned[1], scanned[2]
+        ids, combos, firsts = bytearray(scanned[0]), list(scanned[1]), list(scanned[2])
+        view = chunk if isinstance(chunk, memoryview) else memoryview(chunk)
+        unread = [(index, view[start:stop]) for index, start, stop in scanned[3] if states[index]]
+    if unread:
+        line_ids = memoryview(ids).cast("I")
+        known = {combo: at for at, combo in reversed(list(enumerate(combos)))}
+        absent = (ABSENT_GROUP,) * len(paths)
+        for index, line in unread:
+            row = _loads(line)
+            group = group_of(row, paths) if isinstance(row, dict) else absent
+            at = known.get(group)
+            if at is None:
+                at = known[group] = len(combos)
+                combos.append(group)
+                firsts.append(index)
+            elif firsts[at] > index:
+                firsts[at] = index
+            line_ids[index] = at
+    return bytes(ids), combos, firsts
 
 
 def _unread_kind(view: memoryview, span: tuple[int, int], outcome: Outcome | None) -> str:
@@ -241,17 +360,7 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
 
 
 # -- failures files ------------------------------------------------------------------------------------------
-def sidecar_of(file: str) -> str | None:
-    """The name of the failures file beside a main output file: ``out.jsonl`` -> ``out_failures.jsonl`` (a
-    local path or a URL alike; whether it exists is asked of the main file's ``Source.sibling``)."""
-    base = file[: -len(".jsonl")] if file.endswith(".jsonl") else None
-    if base is None or base.endswith(SIDECAR_SUFFIX[: -len(".jsonl")]):
-        return None
-    return base + SIDECAR_SUFFIX
-
-
-def is_sidecar(file: str) -> bool:
-    return file.endswith(SIDECAR_SUFFIX)
+# Where they are: _sidecars (a plain check looks for them without importing the budget).
 
 
 class SidecarRead(Record):
@@ -404,7 +513,8 @@ def _joined(parts: list[ChunkFacts]) -> ChunkFacts:
         shift += len(part.states)
     states = b"".join(part.bad[1] for part in parts if part.bad is not None)
     whole = b"".join(part.states for part in parts)
-    return ChunkFacts(parts[0].path, parts[0].first_line, whole, {}, bad=(indices, states, labels))
+    groups = None if parts[0].groups is None else [group for part in parts for group in part.groups or ()]
+    return ChunkFacts(parts[0].path, parts[0].first_line, whole, {}, bad=(indices, states, labels), groups=groups)
 
 
 def _lines_of(facts: ChunkFacts, start: int, stop: int) -> ChunkFacts:
@@ -573,9 +683,12 @@ class BudgetRun:
             return
         budget = self._budget
         states, details, path, first = facts.states, facts.details, facts.path, facts.first_line
+        if facts.groups is not None:  # grouped lines the scan labelled: a list at a time
+            self._report(self._feed_groups(facts))
+            return
         if facts.bad is not None:
-            # One pass over the masked and failed lines; usable ones are counted, not visited. (A main file
-            # with a failures file to merge by identity comes with every line's details instead.)
+            # One pass over the masked and failed lines; usable ones are counted, not visited. (A file merged
+            # with its failures file by identity comes cut where failures rows go, ``_feed_merged``.)
             indices, bad_states, labels = facts.bad
             blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
             # A rollout's offset in the run is its line index less the blank lines before it.
@@ -633,6 +746,82 @@ class BudgetRun:
                 by_level[event.level] = by_level.get(event.level, 0) + 1
             if self.on_event is not None:
                 self.on_event(event)
+
+    def _feed_groups(self, facts: ChunkFacts) -> list[BudgetEvent]:
+        """Chunks whose lines' groups the scan read (``chunk_facts``): the whole stream's run and each group's
+        share of it, counted a list at a time (``FailureBudget.record_groups``)."""
+        assert facts.groups is not None and facts.bad is not None
+        states, path, first = facts.states, facts.path, facts.first_line
+        indices, bad_states, labels = facts.bad
+        blanks = [match.start() for match in _BLANKS.finditer(states)] if BLANK_LINE in states else []
+        offsets = list(map(sub, indices, map(bisect_right, repeat(blanks), indices))) if blanks else indices
+        # Each chunk's combinations, in the order the lines first show them (line, chunk, combination id).
+        seen: list[tuple[int, int, int]] = []
+        starts = [0]
+        for part, (ids, _, firsts) in enumerate(facts.groups):
+            seen += ((starts[-1] + line, part, at) for at, line in enumerate(firsts))
+            starts.append(starts[-1] + len(ids) // 4)
+        seen.sort()
+        folded = self._budget.fold_groups(facts.groups[part][1][at] for _, part, at in seen)
+        scopes: dict[tuple[str, ...], int] = {}
+        slots = [[0] * len(combos) for _, combos, _ in facts.groups]
+        for (_, part, at), group in zip(seen, folded, strict=True):
+            slots[part][at] = scopes.setdefault(group, len(scopes))
+        view = memoryview(states)
+        parts = [
+            (view[starts[part] : starts[part + 1]], ids, array("I", slots[part]).tobytes())
+            for part, (ids, _, _) in enumerate(facts.groups)
+        ]
+        tallies = fastpath.group_tally(parts, len(scopes), _BAD_STATES)
+        groups = [(group, *tallies[slot]) for group, slot in scopes.items()]
+
+        def where_of(offset: int) -> tuple[str, int]:
+            index = offset  # the line of the offset-th rollout: the offset plus the blank lines before it
+            while index != offset + bisect_right(blanks, index):
+                index = offset + bisect_right(blanks, index)
+            return (path, first + index)
+
+        def nth(group: tuple[str, ...], k: int) -> int:
+            """The offset among the chunks' rollouts of the group's k-th (once per group: when it fills its
+            first window on a usable rollout)."""
+            slot, rollout = scopes[group], -1
+            for part, (ids, _, _) in enumerate(facts.groups or ()):
+                line_ids = memoryview(ids).cast("I")
+                for index, state in enumerate(states[starts[part] : starts[part + 1]]):
+                    if state:
+                        rollout += 1
+                        if slots[part][line_ids[index]] == slot:
+                            if not k:
+                                return rollout
+                            k -= 1
+            raise AssertionError(f"group {group} has no rollout {k} in the chunks")
+
+        count = len(states) - len(blanks)
+        sizes = self._block_sizes(states, facts.groups, starts, slots, scopes) if self._budget.track_blocks else None
+        return self._budget.record_groups(
+            count, offsets, bad_states, labels, where_of, groups, nth, labelled=True, block_sizes=sizes
+        )
+
+    def _block_sizes(
+        self,
+        states: bytes,
+        chunks: list[Groups],
+        starts: list[int],
+        slots: list[list[int]],
+        scopes: dict[tuple[str, ...], int],
+    ) -> dict[tuple[str, ...], Counter[int]]:
+        """Each group's rollouts in each of the stream's blocks, for a plot (``track_blocks``): a pass over the
+        lines, paid only with ``--plot``."""
+        budget = self._budget
+        window, ordinal = budget.window, budget.total.seen  # the stream ordinal before the chunks, less one
+        by_slot: list[Counter[int]] = [Counter() for _ in scopes]
+        for part, (ids, _, _) in enumerate(chunks):
+            line_ids, slot_of = memoryview(ids).cast("I"), slots[part]
+            for index, state in enumerate(states[starts[part] : starts[part + 1]]):
+                if state:
+                    by_slot[slot_of[line_ids[index]]][ordinal // window] += 1
+                    ordinal += 1
+        return {group: by_slot[slot] for group, slot in scopes.items()}
 
     def breached(self) -> bool:
         return self.budget.breached

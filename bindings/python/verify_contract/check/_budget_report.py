@@ -94,6 +94,12 @@ def budget_text(run: BudgetRun, events: bool = True) -> list[str]:
         )
     if len(groups) > GROUPS_LISTED:
         lines.append(f"  ... {counted(len(groups) - GROUPS_LISTED, 'more group')} (all in --format json)")
+    cap = data.get("group_cap")
+    if cap and cap["other_rollouts"]:
+        lines.append(
+            f"  more than {cap['cap']:,} distinct groups: the first {cap['cap']:,} kept apart, "
+            f"{counted(cap['other_rollouts'], 'rollout')} of the others counted together as {OTHER}"
+        )
     for path, counts in data["failures_files"].items():
         by_count = sorted(counts["classes"].items(), key=lambda item: (-item[1], item[0]))
         classes = _kinds(dict(by_count))

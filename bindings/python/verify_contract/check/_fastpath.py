@@ -15,7 +15,7 @@ the line to the reference, or decline the whole version: it never calls clean wh
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
 from verify_contract.contract._model import Field, ResolvedModel
@@ -39,7 +39,12 @@ CLEAN_STATUSES = range(1, 13)
 KIND_CLASSES = ("registered", "namespaced", "unregistered")
 """The failure-kind classes ``check`` counts; a clean status byte's kind code 1 and 2 are the first two."""
 # The SPEC roles the pre-check acts on: the effective mask (both places) and the failure-kind registry.
-_ROLE_CODES = {"mask": "ROLE_MASK", "legacy_mask": "ROLE_LEGACY_MASK", "failure_kind": "ROLE_KIND"}
+_ROLE_CODES = {
+    "mask": "ROLE_MASK",
+    "legacy_mask": "ROLE_LEGACY_MASK",
+    "failure_kind": "ROLE_KIND",
+    "group": "ROLE_GROUP",
+}
 _BLANK = b" \t\r\n"  # JSON whitespace (RFC 8259): \x0b and \x0c are not blank
 
 
@@ -97,8 +102,13 @@ def _entry(parent: int, types: int, klass: int, role: int, required: bool, name:
     return bytes([parent, types & 0xFF, types >> 8, klass, role, int(required), len(raw)]) + raw
 
 
-def build_field_table(model: ResolvedModel, profile: Profile) -> bytes:
-    """The pre-check's field table of one profile (format: ``load_table`` in ``_fastscan.c``).
+def _pointer(path: tuple[str, ...]) -> str:
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def build_field_table(model: ResolvedModel, profile: Profile, group_paths: tuple[tuple[str, ...], ...] = ()) -> bytes:
+    """The pre-check's field table of one profile (format: ``load_table`` in ``_fastscan.c``), with the
+    members of ``group_paths`` (the failure budget's ``--group-by``) where no contract field is one already.
 
     Raises ``Unsupported`` for a model the table cannot express: the caller then scans without the C code.
     """
@@ -142,10 +152,16 @@ def build_field_table(model: ResolvedModel, profile: Profile) -> bytes:
     plain = _native_int("CLASS_PLAIN")
     for role, path in MASK_ROLES.items():
         for depth in range(1, len(path) + 1):
-            pointer = "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path[:depth])
+            pointer = _pointer(path[:depth])
             if pointer not in numbers:
                 parent = pointer[: pointer.rindex("/")]
                 add(pointer, parent, path[depth - 1], any_type, plain, role if depth == len(path) else None, False)
+    # The budget's group members: recorded like fields, keyed by no rule (ROLE_GROUP), so memo keys do not change.
+    for path in group_paths:
+        for depth in range(1, len(path) + 1):
+            pointer = _pointer(path[:depth])
+            if pointer not in numbers:
+                add(pointer, _pointer(path[: depth - 1]), path[depth - 1], any_type, plain, "group", False)
     semantic = 0
     if "legacy_mask" in model.roles:
         semantic |= _native_int("SEM_LEGACY")
@@ -163,6 +179,31 @@ def field_table(contract: Contract) -> bytes | None:
         return build_field_table(contract.model, contract.profile)
     except Unsupported:
         return None
+
+
+@cache
+def group_field_table(contract: Contract, group_paths: tuple[tuple[str, ...], ...]) -> tuple[bytes, bytes] | None:
+    """The field table with the members of ``group_paths``, and each path's field number (a byte each); None
+    when the pre-check declines the version or the table cannot hold them (the budget then parses lines)."""
+    if field_table(contract) is None or not 1 <= len(group_paths) <= _native_int("MAX_GROUP_PATHS"):
+        return None
+    try:
+        table = build_field_table(contract.model, contract.profile, group_paths)
+    except Unsupported:
+        return None
+    # Field numbers follow the table's order (from 1): find each path's entry by walking the table.
+    numbers: dict[str, int] = {"": 0}
+    at, number = 2, 0
+    parents: dict[int, str] = {0: ""}
+    while at < len(table):
+        number += 1
+        parent, size = table[at], table[at + 6]
+        name = table[at + 7 : at + 7 + size].decode()
+        pointer = parents[parent] + _pointer((name,))
+        parents[number] = pointer
+        numbers.setdefault(pointer, number)  # the first of two equal names is the one the scan finds
+        at += 7 + size
+    return table, bytes(numbers[_pointer(path)] for path in group_paths)
 
 
 def kinds_table(model: ResolvedModel) -> bytes:
@@ -221,21 +262,41 @@ KnownKinds = tuple[bytes, list[str]]
 """The lines whose failure kind the pre-check knows: their indices (uint32, native order) and their kinds."""
 
 
+GroupIds = tuple[bytes, list[tuple[str, ...]], list[int], list[Span]]
+"""A chunk's groups (``scan``'s with a budget that groups): a uint32 combination id per line (``NO_GROUP``
+for a blank line or one the scan did not read whole), the combinations' labels, the first line of each, and the
+spans of the lines without an id that are not blank."""
+NO_GROUP = 0xFFFFFFFF
+
+
 def scan_kinds(
-    chunk: bytes, contract: Contract, fast: bool, reread_member: bytes, no_kind: str
-) -> tuple[bytes, list[Other], KnownKinds, list[Span]]:
+    chunk: bytes,
+    contract: Contract,
+    fast: bool,
+    reread_member: bytes,
+    no_kind: str,
+    groups: tuple[tuple[tuple[str, ...], ...], Callable[[bytes], str]] | None = None,
+) -> tuple[bytes, list[Other], KnownKinds, list[Span], GroupIds | None]:
     """``scan``, plus the failure kinds the compiled scan can say (a line it read whole that is not clean and
     unmasked: its kind, ``no_kind`` without one; a line whose memo key names a JSON-text defect: ``no_kind``),
     for ``gather``, and the spans of the lines read whole whose kind it leaves to a parse (an escape, or
     ``reread_member``, a quoted member name that may carry the kind, in the line). The failure budget reads
-    the kinds without parsing the lines. Without the compiled scan it knows none."""
+    the kinds without parsing the lines. With ``groups`` (the group paths and a function that labels a value
+    from its JSON text), also each line's group (``GroupIds``) where the compiled scan can say, else None.
+    Without the compiled scan it knows none."""
     table = field_table(contract) if fast else None
     if table is None:
         statuses, others = _slow_scan(chunk)
-        return statuses, others, (b"", []), []
+        return statuses, others, (b"", []), [], None
     assert _native is not None
-    result: tuple[bytes, list[Other], KnownKinds, list[Span]] = _native.scan(
-        chunk, table, clean_kinds(contract.model), (reread_member, no_kind)
+    grouped = group_field_table(contract, groups[0]) if groups is not None else None
+    if groups is None or grouped is None:
+        four: tuple[bytes, list[Other], KnownKinds, list[Span]] = _native.scan(
+            chunk, table, clean_kinds(contract.model), (reread_member, no_kind)
+        )
+        return (*four, None)
+    result: tuple[bytes, list[Other], KnownKinds, list[Span], GroupIds] = _native.scan(
+        chunk, grouped[0], clean_kinds(contract.model), (reread_member, no_kind, grouped[1], groups[1])
     )
     return result
 
@@ -264,6 +325,31 @@ def scatter(target: bytearray, others: list[Other], states: dict[bytes | None, i
     for index, _start, _stop, key in others:
         if key in states:
             target[index] = states[key]
+
+
+def group_tally(
+    parts: Sequence[tuple[bytes | memoryview, bytes, bytes]], count: int, table: bytes
+) -> list[tuple[int, list[int], list[int]]]:
+    """For each of ``count`` scopes, across consecutive chunks (``parts``: (states, ids, slots) each): its
+    rollouts among the lines (a state not 0), and the offsets among them and positions among all picked lines
+    of those whose ``table`` entry is not 0; a line's scope is ``slots[ids[line]]`` (both uint32, native order)."""
+    if _native is not None:
+        return _native.group_tally(list(parts), count, table)
+    found: list[tuple[int, list[int], list[int]]] = [(0, [], []) for _ in range(count)]
+    seen = [0] * count
+    position = 0
+    for states, ids, slots in parts:
+        line_ids, scope_of = memoryview(ids).cast("I"), memoryview(slots).cast("I")
+        for index, state in enumerate(bytes(states)):
+            if not state:
+                continue
+            scope = scope_of[line_ids[index]]
+            seen[scope] += 1
+            if table[state]:
+                found[scope][1].append(seen[scope] - 1)
+                found[scope][2].append(position)
+                position += 1
+    return [(seen[scope], offsets, positions) for scope, (_, offsets, positions) in enumerate(found)]
 
 
 def count_lines(chunk: bytes) -> int:

@@ -65,7 +65,9 @@
 /* T_NUM: a number with a fraction or an exponent; T_INT: an integer literal. */
 enum { T_NONE = 0, T_OBJ, T_ARR, T_STR, T_NUM, T_TRUE, T_FALSE, T_NULL, T_INT };
 enum { CLASS_PLAIN = 0, CLASS_KIND, CLASS_UNSURE };
-enum { ROLE_NONE = 0, ROLE_MASK, ROLE_LEGACY_MASK, ROLE_KIND };
+/* ROLE_GROUP: a member the failure budget groups by (or one on its path), not a contract field: it is
+ * recorded like a field but never in a memo key, so a table with group members keys lines alike. */
+enum { ROLE_NONE = 0, ROLE_MASK, ROLE_LEGACY_MASK, ROLE_KIND, ROLE_GROUP };
 #define F_NONE 0
 #define F_COUNT (MAX_FIELDS + 1) /* fields are numbered from 1; 0 is "no field" */
 enum { SCAN_UNSURE = 0, SCAN_OK, SCAN_NAN, SCAN_DUP };
@@ -843,6 +845,7 @@ static void contract_key(const Fields *f, KeyBuf *k) {
     k->buf[k->len++] = 'C';
     for (int i = 1; i <= table.count; i++) {
         const FieldSpec *spec = &table.field[i];
+        if (spec->role == ROLE_GROUP) continue; /* the budget's, read by no rule */
         uint8_t type = f->type[i];
         int with_raw = spec->cls != CLASS_PLAIN || spec->role != ROLE_NONE || !(spec->types & (1u << type));
         size_t at = k->len;
@@ -892,7 +895,7 @@ static int load_table(const uint8_t *b, size_t len) {
         spec->required = b[at + 5];
         spec->len = b[at + 6];
         at += 7;
-        if (at + spec->len > len || spec->parent >= i || spec->cls > CLASS_UNSURE || spec->role > ROLE_KIND) return 0;
+        if (at + spec->len > len || spec->parent >= i || spec->cls > CLASS_UNSURE || spec->role > ROLE_GROUP) return 0;
         spec->name = b + at;
         for (uint32_t j = 0; j < spec->len && j < 8; j++) table.head[i] |= (uint64_t)spec->name[j] << (8 * j);
         if (spec->len >= 8) memcpy(&table.tail[i], spec->name + spec->len - 8, 8);
@@ -1352,7 +1355,7 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
     *keyed = 0;
     f->scanned = 0;
     if (p < end && *p == '{') {
-        if (table.count < 16) memset(f->type, 0, 16); /* a constant size: inlined */
+        if (table.count < 32) memset(f->type, 0, 32); /* a constant size: inlined (type[] has F_COUNT) */
         else memset(f->type, 0, (size_t)table.count + 1);
         f->wide_int = 0;
         f->unclean = 0;
@@ -1402,7 +1405,16 @@ PyDoc_STRVAR(scan_doc,
              "clean and unmasked (the field's string value, or no_kind without the field and the member), a\n"
              "line whose memo key names a defect of its JSON text (no_kind: it has no document); reread lists\n"
              "(index, start, end) of the lines read whole whose kind it leaves to a parse (an escape in the\n"
-             "kind, or the member name present). gather() reads line_kinds.");
+             "kind, or the member name present). gather() reads line_kinds.\n"
+             "With budget (member, no_kind, group_fields, label), also groups, the --group-by values of each\n"
+             "line: group_fields holds the field-table number of each group path's member (a byte each, at\n"
+             "most MAX_GROUP_PATHS), label(raw) makes a value's label from its JSON text, called once per\n"
+             "distinct text (b\"null\" for an absent or null member, b\"{}\" and b\"[]\" for containers). groups\n"
+             "is (ids, combinations, firsts, unread): ids a uint32 per line (native order), the id of its\n"
+             "combination of labels, 0xFFFFFFFF for a blank line or one the scan did not read whole (or read\n"
+             "with an integer past 18 digits); combinations the label tuples by id, in the order lines first\n"
+             "show them, firsts the index of that line; unread lists (index, start, end) of the lines without\n"
+             "an id that are not blank, for the caller to parse.");
 
 /* Failure-kind strings made once per distinct value in a scan: a run has a few kinds, repeated. */
 #define KIND_CACHE 64
@@ -1477,6 +1489,222 @@ static PyObject *line_kind(const Fields *f, const uint8_t *q, const uint8_t *eol
     return no_kind;
 }
 
+/* The failure budget's groups (--group-by), per scan call: each distinct group value is labelled once, by
+ * the caller's function, from its raw bytes (a scalar's JSON text; "null" for an absent or null member,
+ * "{}" and "[]" for a container), and each distinct combination of the paths' values gets an id, in the
+ * order lines first show it. Open addressing over heap tables made and freed by the call: no static state. */
+#define MAX_GROUP_PATHS 8
+#define NO_GROUP 0xFFFFFFFFu
+
+typedef struct {
+    const uint8_t *p; /* into the scanned buffer or a literal: both outlive the call's tables */
+    uint32_t len, hash, id1; /* id1: the value id + 1; 0 is an empty slot */
+} ValueSlot;
+
+typedef struct {
+    uint32_t value[MAX_GROUP_PATHS];
+    uint32_t hash, id1;
+} ComboSlot;
+
+typedef struct {
+    int paths;
+    uint8_t field[MAX_GROUP_PATHS]; /* the table field of each path's last member */
+    PyObject *label;                /* callable: raw bytes -> label */
+    ValueSlot *values;
+    size_t value_mask, value_count;
+    PyObject *labels; /* value id -> label */
+    ComboSlot *combos;
+    size_t combo_mask, combo_count;
+    PyObject *tuples; /* combination id -> tuple of labels */
+    PyObject *firsts; /* combination id -> the index of the first line that has it */
+    /* The line before's values and combination: most lines repeat them, and then need no hashing. */
+    const uint8_t *last[MAX_GROUP_PATHS];
+    uint32_t last_len[MAX_GROUP_PATHS], last_id[MAX_GROUP_PATHS], last_combo;
+    int has_last;
+} Groups;
+
+static uint32_t hash_bytes(const uint8_t *s, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n; /* eight bytes at a time, then the rest */
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
+    for (; n; n--) h = (h ^ *s++) * 0x100000001B3ULL;
+    h ^= h >> 29;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static int groups_open(Groups *g, PyObject *fields, PyObject *label) {
+    memset(g, 0, sizeof *g);
+    char *numbers;
+    Py_ssize_t n;
+    if (PyBytes_AsStringAndSize(fields, &numbers, &n) < 0) return -1;
+    if (n < 1 || n > MAX_GROUP_PATHS || !PyCallable_Check(label)) {
+        PyErr_SetString(PyExc_ValueError, "budget: group fields (1 to MAX_GROUP_PATHS bytes) and a label callable");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t number = (uint8_t)numbers[i];
+        if (number < 1 || number > table.count) {
+            PyErr_SetString(PyExc_ValueError, "budget: a group field outside the field table");
+            return -1;
+        }
+        g->field[i] = number;
+    }
+    g->paths = (int)n;
+    g->label = label;
+    g->value_mask = g->combo_mask = 63;
+    g->values = PyMem_Calloc(64, sizeof(ValueSlot));
+    g->combos = PyMem_Calloc(64, sizeof(ComboSlot));
+    g->labels = PyList_New(0);
+    g->tuples = PyList_New(0);
+    g->firsts = PyList_New(0);
+    if (!g->values || !g->combos || !g->labels || !g->tuples || !g->firsts) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void groups_close(Groups *g) {
+    PyMem_Free(g->values);
+    PyMem_Free(g->combos);
+    Py_XDECREF(g->labels);
+    Py_XDECREF(g->tuples);
+    Py_XDECREF(g->firsts);
+    memset(g, 0, sizeof *g);
+}
+
+/* Doubles a table of slots (kept at most half full); `hash` reads a slot's hash, `used` whether it is one. */
+static void *grow_slots(void *slots, size_t *mask, size_t size, size_t hash_at, size_t id_at) {
+    size_t old = *mask + 1, cap = old * 2;
+    uint8_t *grown = PyMem_Calloc(cap, size), *from = slots;
+    if (!grown) return NULL;
+    for (size_t i = 0; i < old; i++) {
+        uint32_t hash, id1;
+        memcpy(&hash, from + i * size + hash_at, 4);
+        memcpy(&id1, from + i * size + id_at, 4);
+        if (!id1) continue;
+        size_t j = hash & (cap - 1);
+        while (1) {
+            uint32_t taken;
+            memcpy(&taken, grown + j * size + id_at, 4);
+            if (!taken) break;
+            j = (j + 1) & (cap - 1);
+        }
+        memcpy(grown + j * size, from + i * size, size);
+    }
+    PyMem_Free(slots);
+    *mask = cap - 1;
+    return grown;
+}
+
+/* The id of a value by its raw bytes, labelling it at its first sight; -1 on a Python error. */
+static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
+    uint32_t h = hash_bytes(p, n);
+    size_t j = h & g->value_mask;
+    for (; g->values[j].id1; j = (j + 1) & g->value_mask) {
+        ValueSlot *v = &g->values[j];
+        if (v->hash == h && v->len == n && same_bytes(v->p, p, (uint32_t)n)) return (int64_t)v->id1 - 1;
+    }
+    PyObject *raw = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+    PyObject *label = raw ? PyObject_CallOneArg(g->label, raw) : NULL;
+    Py_XDECREF(raw);
+    if (!label) return -1;
+    int failed = PyList_Append(g->labels, label) < 0;
+    Py_DECREF(label);
+    if (failed) return -1;
+    uint32_t id = (uint32_t)(PyList_GET_SIZE(g->labels) - 1);
+    g->values[j] = (ValueSlot){p, (uint32_t)n, h, id + 1};
+    if (++g->value_count * 2 > g->value_mask) {
+        ValueSlot *grown = grow_slots(g->values, &g->value_mask, sizeof(ValueSlot), offsetof(ValueSlot, hash),
+                                      offsetof(ValueSlot, id1));
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        g->values = grown;
+    }
+    return id;
+}
+
+/* The combination id of the group members of a line read whole (f->scanned), or of a line without a
+ * document (f NULL: every member absent), made at its first sight at line `index`; -1 on a Python error. */
+static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
+    uint32_t ids[MAX_GROUP_PATHS] = {0};
+    uint32_t h = 2166136261u;
+    int same = g->has_last; /* every value the line before's */
+    for (int i = 0; i < g->paths; i++) {
+        int field = g->field[i];
+        const uint8_t *p;
+        size_t n;
+        switch (f ? f->type[field] : T_NONE) {
+        case T_NONE:
+        case T_NULL:
+            p = (const uint8_t *)"null", n = 4;
+            break;
+        case T_OBJ:
+            p = (const uint8_t *)"{}", n = 2;
+            break;
+        case T_ARR:
+            p = (const uint8_t *)"[]", n = 2;
+            break;
+        default:
+            p = f->start[field], n = (size_t)(f->stop[field] - f->start[field]);
+        }
+        if (g->has_last && g->last_len[i] == n && same_bytes(g->last[i], p, (uint32_t)n)) {
+            ids[i] = g->last_id[i];
+        } else { /* other bytes: another value (a value's id is that of its bytes) */
+            int64_t id = value_id(g, p, n);
+            if (id < 0) return -1;
+            ids[i] = (uint32_t)id;
+            same = 0;
+            g->last[i] = p, g->last_len[i] = (uint32_t)n, g->last_id[i] = ids[i];
+        }
+        h = (h ^ ids[i]) * 16777619u;
+    }
+    if (same) return g->last_combo;
+    g->has_last = 1;
+    size_t j = h & g->combo_mask;
+    for (; g->combos[j].id1; j = (j + 1) & g->combo_mask) {
+        ComboSlot *c = &g->combos[j];
+        if (c->hash == h && memcmp(c->value, ids, sizeof ids) == 0) {
+            g->last_combo = c->id1 - 1;
+            return g->last_combo;
+        }
+    }
+    PyObject *labels = PyTuple_New(g->paths);
+    if (!labels) return -1;
+    for (int i = 0; i < g->paths; i++) {
+        PyObject *label = PyList_GET_ITEM(g->labels, ids[i]);
+        Py_INCREF(label);
+        PyTuple_SET_ITEM(labels, i, label);
+    }
+    PyObject *first = PyLong_FromSsize_t(index);
+    int failed = !first || PyList_Append(g->tuples, labels) < 0 || PyList_Append(g->firsts, first) < 0;
+    Py_DECREF(labels);
+    Py_XDECREF(first);
+    if (failed) return -1;
+    uint32_t id = (uint32_t)(PyList_GET_SIZE(g->tuples) - 1);
+    g->last_combo = id;
+    ComboSlot *c = &g->combos[j];
+    memcpy(c->value, ids, sizeof ids);
+    c->hash = h;
+    c->id1 = id + 1;
+    if (++g->combo_count * 2 > g->combo_mask) {
+        ComboSlot *grown = grow_slots(g->combos, &g->combo_mask, sizeof(ComboSlot), offsetof(ComboSlot, hash),
+                                      offsetof(ComboSlot, id1));
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        g->combos = grown;
+    }
+    return id;
+}
+
 static int add_span(PyObject *list, Py_ssize_t index, Py_ssize_t start, Py_ssize_t stop) {
     PyObject *item = Py_BuildValue("(nnn)", index, start, stop);
     if (!item) return -1;
@@ -1491,10 +1719,15 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *budget = Py_None, *member = NULL, *no_kind = NULL;
     if (!PyArg_ParseTuple(args, "y*y*y*|O", &buf, &fields, &kinds, &budget)) return NULL;
     int want_kinds = budget != Py_None; /* the failure budget (check_budget) reads lines' failure kinds */
-    if (want_kinds && (!PyTuple_Check(budget) || PyTuple_GET_SIZE(budget) != 2)) budget = NULL;
+    int want_groups = 0;                /* and, with --group-by, every line's group */
+    Groups groups;
+    memset(&groups, 0, sizeof groups);
+    if (want_kinds && (!PyTuple_Check(budget) || (PyTuple_GET_SIZE(budget) != 2 && PyTuple_GET_SIZE(budget) != 4)))
+        budget = NULL;
     else if (want_kinds) {
         member = PyTuple_GET_ITEM(budget, 0);
         no_kind = PyTuple_GET_ITEM(budget, 1);
+        want_groups = PyTuple_GET_SIZE(budget) == 4;
     }
     const uint8_t *base = (const uint8_t *)buf.buf;
     const uint8_t *end = base + buf.len;
@@ -1508,6 +1741,14 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         bad = "kinds: expected at most 512 names as \\0a\\0b\\0";
     else if (!load_table((const uint8_t *)fields.buf, (size_t)fields.len))
         bad = "fields: not a field table (see fastpath.field_table)";
+    if (!bad && want_groups && groups_open(&groups, PyTuple_GET_ITEM(budget, 2), PyTuple_GET_ITEM(budget, 3)) < 0) {
+        groups_close(&groups);
+        PyBuffer_Release(&buf);
+        PyBuffer_Release(&fields);
+        PyBuffer_Release(&kinds);
+        PyBuffer_Release(&needle);
+        return NULL;
+    }
     if (bad) {
         PyBuffer_Release(&buf);
         PyBuffer_Release(&fields);
@@ -1523,10 +1764,12 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *line_kinds = NULL;
     Py_ssize_t initialised = 0; /* the entries of kind_of set so far */
     PyObject *reread = want_kinds ? PyList_New(0) : NULL;
+    uint32_t *group_of = want_groups ? PyMem_Malloc(capacity * sizeof(uint32_t)) : NULL;
+    PyObject *unread = want_groups ? PyList_New(0) : NULL, *line_groups = NULL;
     PyObject *statuses = NULL;
     KindStrings cache;
     memset(&cache, 0, sizeof cache);
-    if (!out || !others || (want_kinds && (!kind_of || !reread))) goto fail;
+    if (!out || !others || (want_kinds && (!kind_of || !reread)) || (want_groups && (!group_of || !unread))) goto fail;
     Py_ssize_t index = 0;
     Fields f;
     KeyBuf key;
@@ -1540,6 +1783,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 PyObject **more = PyMem_Realloc(kind_of, capacity * sizeof(PyObject *));
                 if (!more) goto fail;
                 kind_of = more;
+            }
+            if (group_of) {
+                uint32_t *more = PyMem_Realloc(group_of, capacity * sizeof(uint32_t));
+                if (!more) goto fail;
+                group_of = more;
             }
         }
         int status, keyed;
@@ -1580,6 +1828,19 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             Py_INCREF(no_kind);
             kind_of[index] = no_kind;
         }
+        if (want_groups) {
+            group_of[index] = NO_GROUP;
+            /* a text key of a defect orjson refuses too (a NaN token, a syntax error, ill-formed UTF-8, a byte
+             * order mark): the caller's parse would find no document, so every member is absent */
+            int refused = keyed && status == STATUS_TEXT && memchr("NSUB", key.buf[0], 4);
+            if ((f.scanned && !f.wide_int) || refused) { /* orjson, the caller's parse, reads long integers its own way */
+                int64_t id = group_id(&groups, refused ? NULL : &f, index);
+                if (id < 0) goto fail;
+                group_of[index] = (uint32_t)id;
+            } else if (status != STATUS_BLANK &&
+                       add_span(unread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)) < 0)
+                goto fail;
+        }
         q = next;
     }
     statuses = PyBytes_FromStringAndSize((const char *)out, index);
@@ -1607,6 +1868,14 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         PyMem_Free(kind_of);
         kind_of = NULL;
     }
+    if (want_groups) {
+        PyObject *ids = PyBytes_FromStringAndSize((const char *)group_of, index * (Py_ssize_t)sizeof(uint32_t));
+        line_groups = ids ? Py_BuildValue("(NOOO)", ids, groups.tuples, groups.firsts, unread) : NULL;
+        if (!line_groups) goto fail;
+        PyMem_Free(group_of);
+        Py_DECREF(unread);
+        groups_close(&groups);
+    }
     PyMem_Free(out);
     for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
     PyBuffer_Release(&buf);
@@ -1614,6 +1883,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyBuffer_Release(&kinds);
     if (want_kinds) {
         PyBuffer_Release(&needle);
+        if (line_groups) return Py_BuildValue("(NNNNN)", statuses, others, line_kinds, reread, line_groups);
         return Py_BuildValue("(NNNN)", statuses, others, line_kinds, reread);
     }
     return Py_BuildValue("(NN)", statuses, others);
@@ -1628,6 +1898,10 @@ fail:
     Py_XDECREF(others);
     Py_XDECREF(line_kinds);
     Py_XDECREF(reread);
+    PyMem_Free(group_of);
+    Py_XDECREF(unread);
+    Py_XDECREF(line_groups);
+    groups_close(&groups);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
@@ -1935,7 +2209,107 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(group_tally_doc,
+             "group_tally(parts, count, table) -> [(rollouts, offsets, positions), ...]\n\n"
+             "The failure budget's groups in consecutive chunks, parts holding (states, ids, slots) for each: for\n"
+             "each line whose byte in states is not 0 (a rollout), its scope is slots[ids[line]] (ids: a uint32\n"
+             "per line, slots: a uint32 per id of the part, each below count). For each scope: its rollouts,\n"
+             "and for those whose state has a non-zero entry in table (masked or failed) their offsets among\n"
+             "the scope's rollouts and their positions among all such lines, counted across the parts.");
+
+/* One part of group_tally: its lines added to seen (rollouts per scope) and to the scopes' lists. */
+static int tally_part(PyObject *part, PyObject *result, Py_ssize_t *seen, Py_ssize_t count, const uint8_t *t,
+                      Py_ssize_t *position) {
+    Py_buffer buf, ids, slots;
+    if (!PyTuple_Check(part) || !PyArg_ParseTuple(part, "y*y*y*", &buf, &ids, &slots)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "group_tally: parts hold (states, ids, slots)");
+        return -1;
+    }
+    int failed = -1;
+    const uint32_t *id = (const uint32_t *)ids.buf, *slot = (const uint32_t *)slots.buf;
+    Py_ssize_t nslots = slots.len / (Py_ssize_t)sizeof(uint32_t);
+    if (ids.len != buf.len * (Py_ssize_t)sizeof(uint32_t) || slots.len % (Py_ssize_t)sizeof(uint32_t)) {
+        PyErr_SetString(PyExc_ValueError, "group_tally: a uint32 id per state and a uint32 slot per id");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nslots; i++) {
+        if ((Py_ssize_t)slot[i] >= count) {
+            PyErr_SetString(PyExc_ValueError, "group_tally: a slot not below count");
+            goto done;
+        }
+    }
+    const uint8_t *b = (const uint8_t *)buf.buf;
+    for (Py_ssize_t i = 0; i < buf.len; i++) {
+        if (!b[i]) continue;
+        if ((Py_ssize_t)id[i] >= nslots) {
+            PyErr_SetString(PyExc_ValueError, "group_tally: a rollout without a known group id");
+            goto done;
+        }
+        uint32_t s = slot[id[i]];
+        Py_ssize_t offset = seen[s]++;
+        if (!t[b[i]]) continue;
+        PyObject *entry = PyList_GET_ITEM(result, s);
+        PyObject *at = PyLong_FromSsize_t(offset), *where = PyLong_FromSsize_t((*position)++);
+        int bad = !at || !where || PyList_Append(PyTuple_GET_ITEM(entry, 1), at) < 0 ||
+                  PyList_Append(PyTuple_GET_ITEM(entry, 2), where) < 0;
+        Py_XDECREF(at);
+        Py_XDECREF(where);
+        if (bad) goto done;
+    }
+    failed = 0;
+done:
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&ids);
+    PyBuffer_Release(&slots);
+    return failed;
+}
+
+/* The failure budget's per-group share of a run of chunks, in one pass (BudgetRun feeds record_groups). */
+static PyObject *group_tally(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *parts;
+    Py_buffer map;
+    Py_ssize_t count;
+    if (!PyArg_ParseTuple(args, "O!ny*", &PyList_Type, &parts, &count, &map)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t *seen = NULL;
+    if (map.len != 256 || count < 0) {
+        PyErr_SetString(PyExc_ValueError, "group_tally: a count >= 0 and 256 bytes of table");
+        goto done;
+    }
+    seen = PyMem_Calloc((size_t)count + 1, sizeof(Py_ssize_t));
+    result = PyList_New(count);
+    if (!seen || !result) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *entry = Py_BuildValue("(nNN)", (Py_ssize_t)0, PyList_New(0), PyList_New(0));
+        if (!entry) goto fail;
+        PyList_SET_ITEM(result, i, entry);
+    }
+    Py_ssize_t position = 0;
+    for (Py_ssize_t p = 0; p < PyList_GET_SIZE(parts); p++)
+        if (tally_part(PyList_GET_ITEM(parts, p), result, seen, count, (const uint8_t *)map.buf, &position) < 0)
+            goto fail;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *entry = PyList_GET_ITEM(result, i), *rollouts = PyLong_FromSsize_t(seen[i]);
+        if (!rollouts) goto fail;
+        PyObject *old = PyTuple_GET_ITEM(entry, 0);
+        PyTuple_SET_ITEM(entry, 0, rollouts); /* the tuple is ours alone until returned */
+        Py_DECREF(old);
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    PyMem_Free(seen);
+    PyBuffer_Release(&map);
+    return result;
+}
+
 static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
+                                {"group_tally", group_tally, METH_VARARGS, group_tally_doc},
                                 {"utf8_valid", utf8_valid, METH_VARARGS, utf8_valid_doc},
                                 {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
                                 {"histogram", histogram, METH_VARARGS, histogram_doc},
@@ -2000,6 +2374,8 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
         PyModule_AddIntConstant(m, "ROLE_MASK", ROLE_MASK) < 0 ||
         PyModule_AddIntConstant(m, "ROLE_LEGACY_MASK", ROLE_LEGACY_MASK) < 0 ||
         PyModule_AddIntConstant(m, "ROLE_KIND", ROLE_KIND) < 0 ||
+        PyModule_AddIntConstant(m, "ROLE_GROUP", ROLE_GROUP) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_GROUP_PATHS", MAX_GROUP_PATHS) < 0 ||
         PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0 ||
         add_tags(m) < 0 || add_implementations(m) < 0) {
         Py_DECREF(m);

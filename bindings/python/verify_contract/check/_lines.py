@@ -127,14 +127,15 @@ def check_chunk(
         statuses, others = fastpath.scan(chunk, options.contract, options.fast)  # type: ignore[arg-type]
     else:  # a failure budget: the kinds of the lines the scan read whole too
         from verify_contract.budget import NO_KIND
-        from verify_contract.check._budget import REREAD_MEMBER
+        from verify_contract.check._budget import REREAD_MEMBER, group_labels
 
-        statuses, others, line_kinds, reread = fastpath.scan_kinds(
+        statuses, others, line_kinds, reread, groups = fastpath.scan_kinds(
             chunk,  # type: ignore[arg-type]
             options.contract,
             options.fast,
             REREAD_MEMBER,
             NO_KIND,
+            group_labels(options.facts, path),
         )
     tally.lines = len(statuses)
     tally.add_clean(statuses)
@@ -144,7 +145,7 @@ def check_chunk(
             _add_facts(
                 tally,
                 chunk,
-                LineFacts(statuses, others, line_kinds, reread, ([], []), unkeyed),
+                LineFacts(statuses, others, line_kinds, reread, ([], []), unkeyed, groups),
                 first_line,
                 path,
                 options,
@@ -198,23 +199,30 @@ def check_chunk(
         keys = [key for key in lines_per_key if key is not None]
         keyed = (keys, [memo[key] if key in memo else local[key] for key in keys])
         _add_facts(
-            tally, chunk, LineFacts(statuses, others, line_kinds, reread, keyed, unkeyed), first_line, path, options
+            tally,
+            chunk,
+            LineFacts(statuses, others, line_kinds, reread, keyed, unkeyed, groups),
+            first_line,
+            path,
+            options,
         )
     return tally
 
 
 class LineFacts(FrozenRecord):
     """What a chunk's check knows of its lines, for the failure budget: the pre-check's statuses, the lines
-    it handed on, the failure kinds it read (``fastpath.scan_kinds``), and the judged outcomes: ``keyed``, the
-    chunk's memo keys and their outcomes (two lists in step), ``unkeyed``, those of lines without a key."""
+    it handed on, the failure kinds and groups it read (``fastpath.scan_kinds``), and the judged outcomes:
+    ``keyed``, the chunk's memo keys and their outcomes (two lists in step), ``unkeyed``, those of lines without
+    a key."""
 
-    __slots__ = ("statuses", "others", "kinds", "reread", "keyed", "unkeyed")  # noqa: RUF023 (constructor order)
+    __slots__ = ("statuses", "others", "kinds", "reread", "keyed", "unkeyed", "groups")  # noqa: RUF023
     statuses: bytes
     others: list[fastpath.Other]
     kinds: fastpath.KnownKinds
     reread: list[fastpath.Span]
     keyed: tuple[list[bytes], list[Outcome]]
     unkeyed: dict[int, Outcome]
+    groups: fastpath.GroupIds | None
 
     def __init__(
         self,
@@ -224,8 +232,9 @@ class LineFacts(FrozenRecord):
         reread: list[fastpath.Span],
         keyed: tuple[list[bytes], list[Outcome]],
         unkeyed: dict[int, Outcome],
+        groups: fastpath.GroupIds | None = None,
     ) -> None:
-        self._freeze(statuses, others, kinds, reread, keyed, unkeyed)
+        self._freeze(statuses, others, kinds, reread, keyed, unkeyed, groups)
 
 
 def _add_facts(

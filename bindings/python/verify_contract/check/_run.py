@@ -323,7 +323,8 @@ def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files
     when that is an input, else fed after every main input. A main file is read with its lines' identities
     only when its failures file's first row carries one: otherwise the merge puts the whole failures file
     after it (SPEC 11.1) and its lines go the fast way. Returns the files that cannot be read, one line each."""
-    from verify_contract.check._budget import SIDECAR_SUFFIX, first_identity, open_failures, unreadable
+    from verify_contract.check._budget import first_identity, open_failures, unreadable
+    from verify_contract.check._sidecars import SIDECAR_SUFFIX
 
     by_file = {source.file: source.name for source in mains if source.file is not None}
     attached, alone, ordered, unread = {}, [], set(), []
@@ -350,18 +351,18 @@ def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[Sour
     """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
     is one, and so is the one beside a main input (SPEC 11.1), looked up in the main input's own store (a
     local directory, or the bucket of a URL) and read through the same layer."""
-    from verify_contract.check import _budget as check_budget
+    from verify_contract.check import _sidecars as sidecars  # not the budget: a plain check imports none of it
 
     mains: list[Source] = []
     failures_files: list[Source] = []
     for source in sources:
-        if source.file is not None and check_budget.is_sidecar(source.file):
+        if source.file is not None and sidecars.is_sidecar(source.file):
             failures_files.append(source)
         else:
             mains.append(source)
     named = {source.name for source in failures_files}
     for source in mains:
-        candidate = check_budget.sidecar_of(source.file) if source.file is not None else None
+        candidate = sidecars.sidecar_of(source.file) if source.file is not None else None
         found = source.sibling(candidate) if candidate is not None and candidate not in named else None
         if found is not None:
             failures_files.append(found)

@@ -35,8 +35,8 @@ POLL_SECONDS = 0.1
 
 
 def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
-    from verify_contract.check._budget import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._budget_report import event_line
+    from verify_contract.check._sidecars import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.cli._check_output import finding_line, format_json, format_text, output_error, write_outputs
 
     if args.metrics_file:
