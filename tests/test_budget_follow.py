@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -72,9 +73,32 @@ class Follower:
         self.process.wait(timeout=DEADLINE)
 
 
+def read_to_end(pid: int, path: Path) -> None:
+    """Wait until the process's descriptor of ``path`` stands at its end: every line read (a stop is taken at
+    the next poll, after the lines read are counted)."""
+    size = path.stat().st_size
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                if Path(fd).resolve() == path.resolve():
+                    position = re.search(r"^pos:\s+(\d+)$", (Path(f"/proc/{pid}/fdinfo") / fd.name).read_text(), re.M)
+                    if position and int(position.group(1)) >= size:
+                        return
+            except OSError:
+                continue
+        time.sleep(0.05)
+    raise AssertionError(f"{path} not read to its end within {DEADLINE} s")
+
+
 def _ready(follower: Follower, path: Path) -> None:
-    """Give the follower time to start and read the file as it is (it reports nothing for usable lines)."""
-    time.sleep(1.0)
+    """Until the follower has started and read the file as it is (it reports nothing for usable lines): its
+    read offset, where /proc tells it; else a second's grace (under load a second could be too little: a file
+    truncated before the first read would never look truncated)."""
+    if Path("/proc/self/fdinfo").is_dir():
+        read_to_end(follower.process.pid, path)
+    else:
+        time.sleep(1.0)
 
 
 def _writer(path: Path, lines: list[str], pause: float) -> subprocess.Popen[str]:

@@ -5,16 +5,14 @@ budget was breached, else 128 plus the signal's number), after printing its summ
 from __future__ import annotations
 
 import json
-import re
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from referencing import Registry, Resource
-from test_budget_follow import DEADLINE, Follower
+from test_budget_follow import DEADLINE, Follower, read_to_end
 
 STREAMS = Path(__file__).resolve().parents[1] / "vectors" / "streams"
 SUITE = json.loads((STREAMS / "stops.json").read_text(encoding="utf-8"))
@@ -38,31 +36,13 @@ def _flags(budget: dict[str, Any]) -> list[str]:
     return [part for name, value in budget.items() for part in (f"--{name.replace('_', '-')}", str(value))]
 
 
-def _read_to(pid: int, path: Path) -> None:
-    """Wait until the process's descriptor of ``path`` stands at its end: every line read (a stop is taken at
-    the next poll, after the lines read are counted)."""
-    size = path.stat().st_size
-    end = time.monotonic() + DEADLINE
-    while time.monotonic() < end:
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            try:
-                if Path(fd).resolve() == path.resolve():
-                    position = re.search(r"^pos:\s+(\d+)$", (Path(f"/proc/{pid}/fdinfo") / fd.name).read_text(), re.M)
-                    if position and int(position.group(1)) >= size:
-                        return
-            except OSError:
-                continue
-        time.sleep(0.05)
-    raise AssertionError(f"{path} not read to its end within {DEADLINE} s")
-
-
 @pytest.mark.parametrize("vector", SUITE["vectors"], ids=IDS)
 def test_a_stopped_follow_exits_as_the_vector_states(vector: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "rollouts.jsonl"
     path.write_text("".join(json.dumps(item["document"]) + "\n" for item in vector["stream"]))
     follower = Follower(str(path), "--format", "json", *_flags(vector["budget"]))
     try:
-        _read_to(follower.process.pid, path)
+        read_to_end(follower.process.pid, path)
         follower.process.send_signal(getattr(signal, vector["signal"]))
         expected = vector["expected"]
         assert follower.process.wait(timeout=DEADLINE) == expected["exit"]
