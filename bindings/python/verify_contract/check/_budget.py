@@ -36,7 +36,6 @@ from verify_contract.budget import (
 )
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS
-from verify_contract.check._sidecars import sidecar_of
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord, Record
 
@@ -845,5 +844,4 @@ __all__ = [
     "chunk_facts",
     "first_identity",
     "open_failures",
-    "sidecar_of",
 ]
