@@ -22,6 +22,7 @@ from verify_contract.contract._model import version_key
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 
 from site_pages import build
+from user_cache import user_cache
 
 # Debian's chromium on the PATH (.ci/run installs it), or the one VERIFY_CONTRACT_CHROMIUM names.
 CHROMIUM = os.environ.get("VERIFY_CONTRACT_CHROMIUM") or shutil.which("chromium") or ""
@@ -181,9 +182,9 @@ def test_the_search_is_reachable_by_keyboard(served: str, page: tuple[Any, Conso
     tab.wait_for_url("**/rules/index.html#reward-type", timeout=WAIT_MS)
 
 
-def _axe_script(cache: Path) -> Path:
+def _axe_script() -> Path:
     """axe-core from npm, installed once per machine into the user's cache (like the Gym oracle venvs)."""
-    folder = cache / "verify-contract" / f"axe-core-{AXE_VERSION}"
+    folder = user_cache(f"axe-core-{AXE_VERSION}")
     script = folder / "node_modules" / "axe-core" / "axe.min.js"
     if not script.is_file():
         npm = shutil.which("npm")
@@ -206,8 +207,7 @@ PAGES += ("changes/index.html", "cli/index.html")
 
 def test_axe_core_finds_no_serious_violation(served: str, page: tuple[Any, Console]) -> None:
     tab, _ = page
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    script = _axe_script(cache)
+    script = _axe_script()
     found = {}
     for name in PAGES:
         tab.goto(served + name)

@@ -24,12 +24,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+if not __package__:  # run as a script (README: `python tests/trainers/environment.py`): the tests' helpers
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from user_cache import user_cache
+
 REPO = Path(__file__).resolve().parents[2]
 CACHE_ENV = "VERIFY_CONTRACT_GYM_CACHE"
-CACHE = Path(
-    os.environ.get(CACHE_ENV)
-    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "verify-contract" / "gym-oracle"
-)
+CACHE = user_cache("gym-oracle", CACHE_ENV)
 REQUIREMENTS = Path(__file__).resolve().parent / "requirements"
 PYTHON_ENV = "VERIFY_CONTRACT_GYM_PYTHON"
 
