@@ -9,13 +9,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from verify_contract.check import check_paths
-from verify_contract.check._remote import open_url
+from verify_contract.check import CheckOptions, check_paths, check_sources
+from verify_contract.check import _remote as remote
+from verify_contract.check._inputs import resolve
+from verify_contract.check._remote import open_url, opened_ahead
+from verify_contract.cli import main
 
 from object_store import BUCKET, S3, assert_same_report, corpus_lines, go_s3_server, renamed, write_corpus
 
@@ -110,3 +115,81 @@ def test_objects_opened_ahead_are_bounded_and_in_order(s3: S3) -> None:
         with source.open_raw() as stream:
             assert stream.read() == b'{"reward": 1}\n'
     assert handed == urls
+
+
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every request the run's S3 clients send, by operation (``get_object``, ``head_object``, ...)."""
+    import s3fs
+
+    sent: Counter[str] = Counter()
+    original = s3fs.S3FileSystem._call_s3
+
+    async def counted(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        sent[method] += 1
+        return await original(fs, method, *args, **kwargs)
+
+    monkeypatch.setattr(s3fs.S3FileSystem, "_call_s3", counted)
+    return sent
+
+
+VALID = b'{"reward": 1.0, "mask_sample": false, "failure_kind": null}\n'
+# The same length (only the version tells them apart), invalid (a string reward): a blend shows as invalid lines.
+BLEND = b'{"reward": "1", "mask_sample": false, "failure_kind": null}\n'
+
+
+def test_the_version_check_rides_on_each_get(s3: S3, requests: Counter[str]) -> None:
+    """A listed object read in blocks costs one GET a block and nothing else: each reply's ETag is compared with
+    the listed one, no HEAD asks for it again; and a small object opened ahead costs one GET."""
+    block = 64 << 10
+    data = VALID * (5 * block // len(VALID))
+    url = s3.put("versioned/big.jsonl", data)
+    s3.put("versioned/small.jsonl", VALID * 3)
+    sources, errors = resolve([f"s3://{BUCKET}/versioned/"], urls=True, storage_options=s3.options)
+    assert not errors and [s.name for s in sources] == [url, f"s3://{BUCKET}/versioned/small.jsonl"]
+    requests.clear()  # the listing's own requests
+    with open_url(url, sources[0].options_json, block_bytes=block, version=sources[0].version) as stream:
+        assert stream.read() == data
+    assert requests == {"get_object": -(-len(data) // block)}
+    requests.clear()
+    (ahead,) = opened_ahead(sources[1:])
+    with ahead.open_raw() as stream:
+        assert stream.read() == VALID * 3
+    assert requests == {"get_object": 1}
+
+
+def test_an_object_replaced_mid_read_stops_the_run_on_a_server_that_ignores_if_match(
+    s3: S3, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gofakes3 serves a replacement to a GET that names the old ETag in If-Match; the reply's own ETag tells
+    the read apart: exit 2, one line naming the URL, the first version's lines only (no invalid line)."""
+    size = 40 << 20
+    first, second = VALID * (size // len(VALID)), BLEND * (size // len(BLEND))
+    url = s3.put("replaced/rollouts.jsonl", first)
+    original = remote._Reader._fetch
+
+    def fetch_then_replace(reader: Any, start: int) -> bytes:
+        data = original(reader, start)
+        if start == 0:  # the first block is v1; every block asked for after it is v2
+            s3.put("replaced/rollouts.jsonl", second)
+        return data
+
+    monkeypatch.setattr(remote._Reader, "_fetch", fetch_then_replace)
+    code = main(["check", url, "--storage-options", json.dumps(s3.options), "--format", "json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert code == 2
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"verify-contract check: {url}: the object changed while it was read (ETag ")
+    assert report["invalid"] == 0 and 0 < report["valid"] * len(VALID) <= 2 * remote.READ_BLOCK_BYTES
+
+
+def test_a_small_object_replaced_after_listing_is_not_read(s3: S3) -> None:
+    """Opened ahead and fetched whole in one GET: the reply names another version than the listing did."""
+    url = s3.put("small/replaced.jsonl", VALID * 3)
+    sources, errors = resolve([f"s3://{BUCKET}/small/"], urls=True, storage_options=s3.options)
+    assert not errors and [source.name for source in sources] == [url]
+    s3.put("small/replaced.jsonl", BLEND * 3)
+    report = check_sources(sources, CheckOptions())  # objects in storage opened ahead, as a run opens them
+    assert report.lines == 0 and len(report.input_errors) == 1
+    assert report.input_errors[0].startswith(f"{url}: the object changed while it was read (ETag ")
