@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
@@ -97,42 +98,73 @@ def identity(info: dict[str, Any]) -> str:
     return ""
 
 
-def get_object(fs: Any, path: str, start: int | None = None, end: int | None = None) -> tuple[bytes, str]:
-    """One GET of an object (bytes ``start`` to ``end`` when given, else the whole object) and the version its
+def get_object(fs: Any, path: str, start: int | None = None, end: int | None = None) -> tuple[list[bytes], str]:
+    """One GET of an object (bytes ``start`` to ``end`` when given, else the whole object): its bytes, in the
+    pieces the connection delivered them (joining them would copy every byte once more), and the version its
     reply names (``identity``), so that a read checks its version with no request of its own; "" when the
     reply is not seen (a filesystem other than S3's) or names none: the caller then asks ``current_identity``.
     Checked here, not by the server: a store may ignore ``If-Match`` (gofakes3 does) and serve a replacement."""
     if not hasattr(fs, "_call_s3"):  # not s3fs: its filesystem reads and keeps the reply's headers to itself
         data = fs.cat_file(path) if start is None else fs.cat_file(path, start=start, end=end)
-        return bytes(data), ""
+        return [bytes(data)], ""
     from fsspec.asyn import sync
 
     return sync(fs.loop, _s3_get, fs, path, start, end)  # type: ignore[no-any-return]
 
 
-async def _s3_get(fs: Any, path: str, start: int | None, end: int | None) -> tuple[bytes, str]:
+async def _s3_get(fs: Any, path: str, start: int | None, end: int | None) -> tuple[list[bytes], str]:
     """``get_object`` through s3fs's client, as s3fs's own ``cat_file`` makes the request (its extra arguments, its
     retries, its errors), keeping the reply's ETag, which s3fs drops."""
     bucket, key, version_id = fs.split_path(path)
     extra: dict[str, str] = {"VersionId": version_id} if version_id else {}
     if start is not None and end is not None:
         if end <= start:
-            return b"", ""
+            return [], ""
         extra["Range"] = f"bytes={start}-{end - 1}"
 
-    async def call_and_read() -> tuple[bytes, str]:
+    async def call_and_read() -> tuple[list[bytes], str]:
         reply = await fs._call_s3("get_object", Bucket=bucket, Key=key, **extra)
         try:
-            data = await reply["Body"].read()
+            pieces = await _pieces(reply["Body"], reply.get("ContentLength"))
         finally:
             reply["Body"].close()
-        return data, identity({"ETag": reply.get("ETag")})
+        return pieces, identity({"ETag": reply.get("ETag")})
 
     try:
         from s3fs.core import _error_wrapper  # a body cut short is retried, as cat_file retries it
     except ImportError:
         return await call_and_read()
     return await _error_wrapper(call_and_read, retries=fs.retries)  # type: ignore[no-any-return]
+
+
+async def _pieces(body: Any, length: int | None) -> list[bytes]:
+    """A reply's body as aiohttp received it, piece by piece (``readchunk`` hands each one on without a copy;
+    ``read`` joins them), with botocore's checks: a body shorter than its Content-Length, or a connection lost
+    or timed out mid-body, is the error botocore raises there (s3fs retries the last two)."""
+    content: Any = getattr(getattr(body, "raw_stream", None), "content", None)
+    if not hasattr(content, "readchunk"):  # another HTTP backend than aiohttp
+        return [await body.read()]
+    import asyncio
+
+    import aiohttp
+    from botocore.exceptions import IncompleteReadError, ReadTimeoutError, ResponseStreamingError
+
+    pieces: list[bytes] = []
+    try:
+        while True:
+            piece, http_chunk_end = await content.readchunk()
+            if piece:
+                pieces.append(piece)
+            elif not http_chunk_end:  # (b"", False): the end of the body
+                break
+    except asyncio.TimeoutError as error:
+        raise ReadTimeoutError(endpoint_url=str(body.raw_stream.url), error=error) from error
+    except aiohttp.ClientConnectionError as error:
+        raise ResponseStreamingError(error=error) from error
+    got = sum(map(len, pieces))
+    if length is not None and got != int(length):
+        raise IncompleteReadError(actual_bytes=got, expected_bytes=int(length))
+    return pieces
 
 
 class _Reader(io.RawIOBase):
@@ -157,16 +189,18 @@ class _Reader(io.RawIOBase):
         self._block = block_bytes
         self._version = version
         self._position = 0  # of the next byte the caller reads
-        self._current = memoryview(b"")  # the fetched bytes from ``_position`` on
+        self._current = memoryview(b"")  # the fetched bytes from ``_position`` on: the piece being read
+        self._fetched: deque[bytes] = deque()  # and the pieces of its block after it
         self._pending: list[Any] = []  # futures of the next blocks, in order
         self._next = 0  # the offset of the first block not yet asked for
         self._pool: Any = None
 
-    def _fetch(self, start: int) -> bytes:
+    def _fetch(self, start: int) -> list[bytes]:
         end = min(start + self._block, self._size)
-        data, replied = get_object(self._fs, self._path, start, end)
-        if len(data) != end - start:  # replaced or cut while read: its bytes would not join up
-            raise ObjectChanged(f"the object changed while it was read (bytes {start}-{end} gave {len(data)})")
+        pieces, replied = get_object(self._fs, self._path, start, end)
+        got = sum(map(len, pieces))
+        if got != end - start:  # replaced or cut while read: its bytes would not join up
+            raise ObjectChanged(f"the object changed while it was read (bytes {start}-{end} gave {got})")
         if self._version:
             now = replied or current_identity(self._fs, self._path)
             if now != self._version:
@@ -174,7 +208,7 @@ class _Reader(io.RawIOBase):
                     f"the object changed while it was read ({self._version} when listed or first read, "
                     f"{now or 'none'} at bytes {start}-{end}); read no further, so that no report mixes two versions"
                 )
-        return data
+        return pieces
 
     def _ask(self) -> None:
         if self._pool is None:
@@ -189,20 +223,30 @@ class _Reader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        if not self._current:
+        """Fills ``buffer`` from the pieces fetched (each copied once, straight into it), waiting for the next
+        block only when nothing fetched is left."""
+        if not self._current and not self._fetched:
             if self._position >= self._size:
                 return 0
             self._ask()
             try:
-                self._current = memoryview(self._pending.pop(0).result())
+                self._fetched.extend(self._pending.pop(0).result())
             except OSError:
                 raise
             except Exception as error:  # botocore's and aiohttp's errors are not OSErrors
                 raise OSError(describe(error)) from error
             self._ask()
-        count = min(len(buffer), len(self._current))
-        buffer[:count] = self._current[:count]
-        self._current = self._current[count:]
+        count = 0
+        room = len(buffer)
+        while count < room:
+            if not self._current:
+                if not self._fetched:
+                    break
+                self._current = memoryview(self._fetched.popleft())
+            take = min(room - count, len(self._current))
+            buffer[count : count + take] = self._current[:take]
+            self._current = self._current[take:]
+            count += take
         self._position += count
         return count
 
@@ -216,6 +260,7 @@ class _Reader(io.RawIOBase):
                 future.cancel()
             self._pending = []
             self._current = memoryview(b"")
+            self._fetched.clear()
             self._position = self._next = max(target, 0)
         return self._position
 
@@ -242,7 +287,7 @@ def open_url(url: str, options_json: str, block_bytes: int | None = None, versio
     if version and found != version:
         raise InputError(f"{url}: the object changed since it was listed ({version}, now {found or 'none'})")
     reader = _Reader(fs, path, size, block_bytes or READ_BLOCK_BYTES, version or found)
-    return io.BufferedReader(reader, buffer_size=1 << 20)
+    return io.BufferedReader(reader, buffer_size=64 << 10)
 
 
 class RemoteSource(Source):
@@ -323,7 +368,7 @@ def _fetch_whole(source: RemoteSource) -> bytes | None:
             raise InputError(f"{source.name}: the object changed since it was listed ({source.version}, now {listed})")
         if int(info["size"]) > WHOLE_OBJECT_BYTES:
             return None
-        data, replied = get_object(fs, path)
+        pieces, replied = get_object(fs, path)
         version = source.version or listed
         now = (replied or current_identity(fs, path)) if version else ""
     except InputError:
@@ -334,7 +379,7 @@ def _fetch_whole(source: RemoteSource) -> bytes | None:
         raise ObjectChanged(
             f"the object changed while it was read ({version} when listed, {now or 'none'} when fetched)"
         )
-    return data
+    return b"".join(pieces)
 
 
 class _OpenedAhead(Source):
@@ -362,7 +407,6 @@ def opened_ahead(sources: Iterable[Source], ahead: int | None = None) -> Iterato
     """``sources`` in their order, each object in storage among them opened ``ahead`` at a time by a pool of
     threads while the ones before it are checked (a small one fetched whole). The pool is gone when the
     iteration ends, however it ends; an object's error is raised when it is opened, as it would be unfetched."""
-    from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
     ahead = OPEN_AHEAD if ahead is None else ahead  # read at the call: the benchmark varies it
