@@ -32,12 +32,14 @@ GO_S3_OPTIONS: dict[str, Any] = {
 
 
 class S3:
-    """A running S3 server: its endpoint, the storage options that reach it, and an s3fs client."""
+    """A running S3 server: its endpoint, the storage options that reach it, an s3fs client, and its process id
+    when it runs in a process of its own (``pid``; the benchmark reads its CPU time)."""
 
-    def __init__(self, endpoint: str, extra_options: dict[str, Any] | None = None) -> None:
+    def __init__(self, endpoint: str, extra_options: dict[str, Any] | None = None, pid: int | None = None) -> None:
         import s3fs
 
         self.endpoint = endpoint
+        self.pid = pid
         self.options: dict[str, Any] = {"endpoint_url": endpoint, **CREDENTIALS, **(extra_options or {})}
         self.fs = s3fs.S3FileSystem(skip_instance_cache=True, **self.options)
 
@@ -92,11 +94,12 @@ def go_s3_program() -> Path:
 
 
 @contextmanager
-def go_s3_server() -> Iterator[S3]:
+def go_s3_server(latency_seconds: float = 0.0) -> Iterator[S3]:
     """gofakes3's in-memory S3 in a process of its own on 127.0.0.1 (an ephemeral port it prints), with the
-    bucket made; it stops when its standard input closes, so a test that dies leaves no server behind."""
+    bucket made; it stops when its standard input closes, so a test that dies leaves no server behind. With
+    ``latency_seconds``, each request waits that long before it is served (a store's round trip)."""
     server = subprocess.Popen(
-        [str(go_s3_program()), "-bucket", BUCKET],
+        [str(go_s3_program()), "-bucket", BUCKET, "-latency", f"{latency_seconds * 1e3:.3f}ms"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -107,7 +110,7 @@ def go_s3_server() -> Iterator[S3]:
         if not address.startswith("127.0.0.1:"):
             raise RuntimeError(f"the compiled S3 server did not start (it printed {address!r})")
         with _no_cloud_credentials():
-            yield S3(f"http://{address}", GO_S3_OPTIONS)
+            yield S3(f"http://{address}", GO_S3_OPTIONS, server.pid)
     finally:
         assert server.stdin is not None
         server.stdin.close()

@@ -2,7 +2,9 @@
 // the server outpaces the checker it serves (moto, a Python server, is the bottleneck on two cores).
 //
 // It listens on 127.0.0.1 at an ephemeral port and prints its address as the first line of standard output;
-// it stops when its standard input closes, so a test or benchmark that dies leaves no server behind.
+// it stops when its standard input closes, so a test or benchmark that dies leaves no server behind. With
+// -latency, every request waits that long before it is served: a store's round trip (tens of milliseconds to a
+// cloud bucket, under one on loopback), so that reading many objects concurrently can be measured as it pays off.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 
 func main() {
 	bucket := flag.String("bucket", "", "create this bucket at start")
+	latency := flag.Duration("latency", 0, "wait this long before serving each request (a store's round trip)")
 	flag.Parse()
 
 	backend := s3mem.New()
@@ -42,6 +45,14 @@ func main() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}()
-	server := &http.Server{Handler: faker.Server(), ReadHeaderTimeout: 30 * time.Second}
+	handler := faker.Server()
+	if *latency > 0 {
+		served := handler
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(*latency)
+			served.ServeHTTP(w, r)
+		})
+	}
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second}
 	log.Fatal(server.Serve(listener))
 }
