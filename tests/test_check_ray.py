@@ -307,6 +307,7 @@ def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp
     root = Path(__file__).resolve().parents[1]
     out = tmp_path / "scale.json"
     command = [sys.executable, str(root / "benchmarks" / "scale.py"), "--megabytes", "4", "--reps", "1"]
+    command += ["--objects", "40", "--latency-objects", "40", "--latency-ms", "5"]
     command += ["--workdir", str(tmp_path), "--json", str(out), "--ray-address", cluster]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=root / "benchmarks")
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
@@ -315,6 +316,9 @@ def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp
     assert "check: s3:// URLs" in names and "check --jobs 2 (in process)" in names
     reader = next(row for row in data["rows"] if row["name"] == "read: s3:// through check's URL reader")
     assert reader["baseline"].startswith("read: concurrent ranged GETs")  # the reader's own overhead
+    ahead = [row for row in data["rows"] if "opened ahead" in row["name"]]  # on loopback, and 5 ms a request
+    assert [row["latency_seconds"] for row in ahead] == [0.0, 0.005]
+    assert all(row["baseline"].startswith("check: many objects, one opened at a time") for row in ahead)
     assert any(name.startswith("check --engine ray (") for name in names)
     for row in data["rows"]:
         assert row["seconds"] > 0 and row["megabytes"] > 0 and row["ratio"] > 0, row

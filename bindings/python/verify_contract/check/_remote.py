@@ -51,6 +51,10 @@ def describe(error: BaseException) -> str:
     return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "..."
 
 
+POOL_CONNECTIONS = 32
+"""Connections an S3 client keeps (botocore's default is 10), unless the storage options say otherwise: at least
+``OPEN_AHEAD`` + 1 objects opened ahead and a large object's ranged GETs in flight."""
+
 _FILESYSTEMS: dict[tuple[int, str, str], Any] = {}
 """The filesystem of each (process, protocol, storage options) once made: fsspec parses the URL and hashes the
 options again on every ``url_to_fs`` (about 0.1 ms, several times per object in a run of many small ones)."""
@@ -61,15 +65,24 @@ def filesystem(url: str, options_json: str) -> tuple[Any, str]:
     process, so that a worker that opens many ranges of one bucket opens one client."""
     protocol = url.partition("://")[0].lower()
     key = (os.getpid(), protocol, options_json)  # a forked process makes its own (fsspec's loop is not forked)
-    fs = _FILESYSTEMS.get(key) if "::" not in url else None  # a chained URL names more than one filesystem
-    if fs is not None and not fs._get_kwargs_from_urls(url):  # a URL that carries options of its own is parsed
+    # Kept for the object stores, whose URLs carry options only in a query (``?versionId=``), which is parsed.
+    kept = protocol in EXTRAS and "?" not in url
+    fs = _FILESYSTEMS.get(key) if kept else None
+    if fs is not None:
         return fs, fs._strip_protocol(url)
     try:
         import fsspec
     except ImportError as error:
         raise InputError(f"{url}: reading URLs needs fsspec: pip install 'verify-contract[s3]'") from error
+    options = json.loads(options_json)
+    if protocol in ("s3", "s3a") and isinstance(options, dict):
+        # botocore's pool holds 10 connections; a run keeps up to OPEN_AHEAD + 1 GETs in flight, and more would
+        # wait for a connection, each a round trip later.
+        config = options.get("config_kwargs")
+        if config is None or (isinstance(config, dict) and "max_pool_connections" not in config):
+            options["config_kwargs"] = {**(config or {}), "max_pool_connections": POOL_CONNECTIONS}
     try:
-        fs, path = fsspec.core.url_to_fs(url, **json.loads(options_json))
+        fs, path = fsspec.core.url_to_fs(url, **options)
     except ImportError as error:
         extra = EXTRAS.get(protocol)
         hint = (
@@ -78,7 +91,7 @@ def filesystem(url: str, options_json: str) -> tuple[Any, str]:
         raise InputError(f"{url}: no filesystem for {protocol}:// ({hint})") from error
     except (ValueError, TypeError) as error:  # an unknown protocol, or a storage option the filesystem refuses
         raise InputError(f"{url}: {describe(error)}") from error
-    if "::" not in url:
+    if kept:
         _FILESYSTEMS[key] = fs
     return fs, path
 
@@ -88,17 +101,23 @@ _INDEXES: dict[int, tuple[Any, dict[str, dict[str, Any]]]] = {}
 
 
 def listed_info(fs: Any, path: str) -> dict[str, Any]:
-    """``fs.info(path)`` for s3fs, found by name in the cached listing of the object's prefix (no request, as
-    s3fs finds it there: an object the listing does not hold is absent; but s3fs scans the whole listing on
-    each call, so a run over N listed objects cost N² comparisons: 10^8 for 10,000 objects). Another
-    filesystem, a versioned one, or a prefix not listed: ``fs.info`` itself. Raises as ``info``."""
+    """``fs.info(path)``; for s3fs, found by name in the cached listing of the object's prefix (``_from_listing``).
+    Raises as ``info``."""
+    return _from_listing(fs, path) or fs.info(path)
+
+
+def _from_listing(fs: Any, path: str) -> dict[str, Any] | None:
+    """An s3fs object's info found by name in the cached listing of its prefix (no request, as s3fs finds it
+    there: an object the listing does not hold is absent, ``FileNotFoundError``; but s3fs scans the whole
+    listing on each call, so a run over N listed objects cost N² comparisons: 10^8 for 10,000 objects). None
+    when ``fs.info`` must answer: another filesystem, a versioned one, a prefix not listed, not a file."""
     parent = fs._parent(path) if hasattr(fs, "_call_s3") and not getattr(fs, "version_aware", False) else None
     try:
         listing = fs.dircache[parent] if parent is not None and path.rstrip("/") not in fs.dircache else None
     except KeyError:
         listing = None
     if listing is None:
-        return fs.info(path)  # type: ignore[no-any-return]
+        return None
     held = _INDEXES.get(id(listing))
     if held is None or held[0] is not listing:
         if len(_INDEXES) >= 8:
@@ -107,9 +126,7 @@ def listed_info(fs: Any, path: str) -> dict[str, Any]:
     found = held[1].get(path)
     if found is None:
         raise FileNotFoundError(path)
-    if found.get("type") != "file":
-        return fs.info(path)  # type: ignore[no-any-return]
-    return found
+    return found if found.get("type") == "file" else None
 
 
 IDENTITY_KEYS = ("ETag", "etag", "generation")
@@ -404,23 +421,63 @@ def _fetch_whole(source: RemoteSource) -> bytes | None:
     fs, path = filesystem(source.name, source.options_json)
     try:
         info = listed_info(fs, path)  # from the listing when the object was listed: no request
-        listed = identity(info)
-        if source.version and listed != source.version:
-            raise InputError(f"{source.name}: the object changed since it was listed ({source.version}, now {listed})")
+        version = _listed_version(source, info)
         if int(info["size"]) > WHOLE_OBJECT_BYTES:
             return None
         pieces, replied = get_object(fs, path)
-        version = source.version or listed
         now = (replied or current_identity(fs, path)) if version else ""
     except InputError:
         raise
     except Exception as error:
         raise InputError(f"{source.name}: {describe(error)}") from error
+    return _one_version(pieces, version, now)
+
+
+async def _fetch_whole_s3(source: RemoteSource, fs: Any, path: str) -> bytes | None:
+    """``_fetch_whole`` as a coroutine on s3fs's own event loop: no thread of ours waits for each object."""
+    try:
+        info = _from_listing(fs, path) or await fs._info(path)
+        version = _listed_version(source, info)
+        if int(info["size"]) > WHOLE_OBJECT_BYTES:
+            return None
+        pieces, replied = await _s3_get(fs, path, None, None)
+        if version and not replied:
+            replied = identity(await fs._info(path, refresh=True))
+        now = replied if version else ""
+    except InputError:
+        raise
+    except Exception as error:
+        raise InputError(f"{source.name}: {describe(error)}") from error
+    return _one_version(pieces, version, now)
+
+
+def _listed_version(source: RemoteSource, info: dict[str, Any]) -> str:
+    """The version an object is to be read at: the one listed, which the store's ``info`` must still name."""
+    listed = identity(info)
+    if source.version and listed != source.version:
+        raise InputError(f"{source.name}: the object changed since it was listed ({source.version}, now {listed})")
+    return source.version or listed
+
+
+def _one_version(pieces: list[bytes], version: str, now: str) -> bytes:
     if now != version:
         raise ObjectChanged(
             f"the object changed while it was read ({version} when listed, {now or 'none'} when fetched)"
         )
     return b"".join(pieces)
+
+
+def _start_fetch(source: RemoteSource, pool: Any) -> Any:
+    """A future of the source's ``_fetch_whole``: a coroutine on s3fs's event loop, else a task of ``pool``."""
+    try:
+        fs, path = filesystem(source.name, source.options_json)
+    except InputError:
+        return pool.submit(_fetch_whole, source)  # raised when it is opened, as the other errors are
+    if not hasattr(fs, "_call_s3"):
+        return pool.submit(_fetch_whole, source)
+    import asyncio
+
+    return asyncio.run_coroutine_threadsafe(_fetch_whole_s3(source, fs, path), fs.loop)
 
 
 class _OpenedAhead(Source):
@@ -445,9 +502,10 @@ class _OpenedAhead(Source):
 
 
 def opened_ahead(sources: Iterable[Source], ahead: int | None = None) -> Iterator[Source]:
-    """``sources`` in their order, each object in storage among them opened ``ahead`` at a time by a pool of
-    threads while the ones before it are checked (a small one fetched whole). The pool is gone when the
-    iteration ends, however it ends; an object's error is raised when it is opened, as it would be unfetched."""
+    """``sources`` in their order, each object in storage among them opened ``ahead`` at a time while the ones
+    before it are checked (a small one fetched whole): on s3fs's event loop, else by a pool of threads. Nothing
+    is left running when the iteration ends, however it ends; an object's error is raised when it is opened,
+    as it would be unfetched."""
     from concurrent.futures import ThreadPoolExecutor
 
     ahead = OPEN_AHEAD if ahead is None else ahead  # read at the call: the benchmark varies it
@@ -456,13 +514,16 @@ def opened_ahead(sources: Iterable[Source], ahead: int | None = None) -> Iterato
     try:
         for source in sources:
             waiting.append(
-                _OpenedAhead(source, pool.submit(_fetch_whole, source)) if isinstance(source, RemoteSource) else source
+                _OpenedAhead(source, _start_fetch(source, pool)) if isinstance(source, RemoteSource) else source
             )
             while len(waiting) > ahead:
                 yield waiting.popleft()
         while waiting:
             yield waiting.popleft()
     finally:
+        for left in waiting:  # the iteration ended early: the fetches no one will open
+            if isinstance(left, _OpenedAhead):
+                left.fetch.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
 
 
