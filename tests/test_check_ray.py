@@ -318,7 +318,7 @@ def test_the_scale_benchmark_runs_and_its_rows_are_well_formed(cluster: str, tmp
     assert reader["baseline"].startswith("read: concurrent ranged GETs")  # the reader's own overhead
     ahead = [row for row in data["rows"] if "opened ahead" in row["name"]]  # on loopback, and 5 ms a request
     assert [row["latency_seconds"] for row in ahead] == [0.0, 0.005]
-    assert all(row["baseline"].startswith("check: many objects, one opened at a time") for row in ahead)
+    assert all(row["baseline"].startswith("check: many objects, one GET after another") for row in ahead)
     assert any(name.startswith("check --engine ray (") for name in names)
     for row in data["rows"]:
         assert row["seconds"] > 0 and row["megabytes"] > 0 and row["ratio"] > 0, row
