@@ -67,6 +67,22 @@ def timed(function: Callable[[], Any], reps: int) -> tuple[float, Any]:
     return median(seconds), result
 
 
+def interleaved(functions: list[Callable[[], Any]], reps: int) -> list[tuple[float, float, Any]]:
+    """Each function ``reps`` times, in turns (a, b, a, b, ...), so that a change of the shared machine's load
+    falls on both rows of a ratio: per function the median wall seconds, the median CPU seconds of this process,
+    and the last result."""
+    walls: list[list[float]] = [[] for _ in functions]
+    cpus: list[list[float]] = [[] for _ in functions]
+    results: list[Any] = [None] * len(functions)
+    for _ in range(reps):
+        for index, function in enumerate(functions):
+            began, spent = time.perf_counter(), time.process_time()
+            results[index] = function()
+            walls[index].append(time.perf_counter() - began)
+            cpus[index].append(time.process_time() - spent)
+    return [(median(w), median(c), r) for w, c, r in zip(walls, cpus, results, strict=True)]
+
+
 def read_all(open_stream: Callable[[], Any]) -> int:
     total = 0
     buffer = bytearray(READ_BYTES)
@@ -180,28 +196,36 @@ def s3_rows(paths: list[Path], reps: int, server: str, rows: list[dict[str, Any]
         row(rows, "read: local files (page cache)", seconds, megabytes)
         seconds, _ = timed(lambda: sum(len(fs.cat_file(u)) for u in urls), reps)
         row(rows, "read: one GET per object (s3fs)", seconds, megabytes, "read: local files (page cache)")
-        seconds, _ = timed(lambda: ranged_gets(fs, urls, READ_BLOCK_BYTES, _Reader.AHEAD), reps)
-        row(rows, GETS_ROW, seconds, megabytes, "read: local files (page cache)")
-        seconds, _ = timed(lambda: sum(read_all(lambda u=u: open_url(u, options)) for u in urls), reps)
-        row(rows, READER_ROW, seconds, megabytes, GETS_ROW)
+        read_all(lambda: open_url(urls[0], options))  # the reader's client made once, as the GETs' was
+        (gets, _, _), (reader, _, _) = interleaved(
+            [
+                lambda: ranged_gets(fs, urls, READ_BLOCK_BYTES, _Reader.AHEAD),
+                lambda: sum(read_all(lambda u=u: open_url(u, options)) for u in urls),
+            ],
+            reps,
+        )
+        row(rows, GETS_ROW, gets, megabytes, "read: local files (page cache)")
+        row(rows, READER_ROW, reader, megabytes, GETS_ROW)
 
         def check(names: list[str], **extra: Any) -> Any:
             clear_caches()
             return check_paths(names, **extra)
 
-        seconds, local = timed(lambda: check([str(p) for p in paths]), reps)
+        served = cpu_seconds(pid)
+        (seconds, local_cpu, local), (remote_seconds, spent, remote) = interleaved(
+            [lambda: check([str(p) for p in paths]), lambda: check(urls, storage_options=storage_options)], reps
+        )
+        served = (cpu_seconds(pid) - served) / reps  # the local runs cost the server nothing
         row(rows, "check: local files", seconds, megabytes)
-        served, spent = cpu_seconds(pid), time.process_time()
-        seconds, remote = timed(lambda: check(urls, storage_options=storage_options), reps)
-        served, spent = (cpu_seconds(pid) - served) / reps, (time.process_time() - spent) / reps
-        row(rows, CHECK_ROW, seconds, megabytes, "check: local files")
+        row(rows, CHECK_ROW, remote_seconds, megabytes, "check: local files")
         same(remote.as_dict(), local.as_dict(), {u: str(p) for u, p in zip(urls, paths, strict=True)})
         # Where the time of a check of the URLs goes, on a machine whose cores the server shares.
         print(
-            f"check of the URLs: {seconds:.3f} s a run; CPU of this process {spent:.3f} s, "
-            f"of the server {served:.3f} s ({os.cpu_count()} cores)"
+            f"check of the URLs: {remote_seconds:.3f} s a run; CPU of this process {spent:.3f} s (local files "
+            f"{local_cpu:.3f} s: CPU ratio {local_cpu / spent:.2f}), of the server {served:.3f} s "
+            f"({os.cpu_count()} cores)"
         )
-        rows[-1].update(client_cpu_seconds=spent, server_cpu_seconds=served)
+        rows[-1].update(client_cpu_seconds=spent, local_cpu_seconds=local_cpu, server_cpu_seconds=served)
 
 
 def many_objects_rows(count: int, reps: int, server: str, rows: list[dict[str, Any]], latency: float = 0.0) -> None:
@@ -231,15 +255,17 @@ def many_objects_rows(count: int, reps: int, server: str, rows: list[dict[str, A
             finally:
                 _remote.OPEN_AHEAD = default
 
-        seconds, one = timed(lambda: check(0), reps)
+        (seconds, one_cpu, one), (ahead_seconds, ahead_cpu, ahead) = interleaved(
+            [lambda: check(0), lambda: check(default)], reps
+        )
         baseline = f"{MANY_ONE_ROW}{held}"
         row(rows, baseline, seconds, megabytes)
-        spent = time.process_time()
-        seconds, ahead = timed(lambda: check(default), reps)
-        per_object = (time.process_time() - spent) / reps / count
-        row(rows, f"check: {count:,} objects, {default} opened ahead{held}", seconds, megabytes, baseline)
-        rows[-1].update(client_cpu_ms_per_object=per_object * 1e3, objects=count, latency_seconds=latency)
-        print(f"CPU of this process: {per_object * 1e3:.2f} ms an object, opened ahead")
+        row(rows, f"check: {count:,} objects, {default} opened ahead{held}", ahead_seconds, megabytes, baseline)
+        rows[-1].update(client_cpu_ms_per_object=ahead_cpu / count * 1e3, objects=count, latency_seconds=latency)
+        print(
+            f"CPU of this process an object: {ahead_cpu / count * 1e3:.2f} ms opened ahead, "
+            f"{one_cpu / count * 1e3:.2f} ms one after another"
+        )
         same(ahead.as_dict(), one.as_dict())
 
 
