@@ -2,7 +2,8 @@
 
 Everything that knows the contract's shape reads it from here: fields (where they live, JSON types,
 constraints, the rule each violation maps to), profiles and their required members, the semantic roles
-of fields, the failure-kind grammar and registered kinds, the rule catalogue and the I-JSON limits.
+of fields, the failure-kind grammar and registered kinds, the rule catalogue (the budget's rules too), the
+I-JSON limits, the SPEC's obligations and the rollout keys the failure budget reads.
 docs/resolved-model.md documents the format; ``python -m generators`` writes it from schema/.
 """
 
@@ -174,6 +175,19 @@ class ProfileFacts(FrozenRecord):
         self._freeze(name, definition, required, nested_required)
 
 
+class RolloutKeys(FrozenRecord):
+    """The members NeMo Gym's collector writes beside a response that the failure budget reads (SPEC 11.1):
+    a rollout's ``identity`` across attempts (task index, rollout index) and a failures-file row's
+    ``failure_class``."""
+
+    __slots__ = ("identity", "failure_class")  # noqa: RUF023 (the constructor's order: repr and pickling use it)
+    identity: tuple[str, ...]
+    failure_class: str
+
+    def __init__(self, identity: tuple[str, ...], failure_class: str) -> None:
+        self._freeze(identity, failure_class)
+
+
 class ResolvedModel(FrozenRecord):
     """The resolved model of one contract version; ``raw`` is the model as JSON data (what templates
     render from). Hashed by version and source hash."""
@@ -188,6 +202,9 @@ class ResolvedModel(FrozenRecord):
         "roles",
         "failure_kinds",
         "rules",
+        "budget_rules",
+        "rollout_keys",
+        "obligations",
         "definitions",
         "document_type_rules",
         "document_invalid_rules",
@@ -202,6 +219,9 @@ class ResolvedModel(FrozenRecord):
     roles: dict[str, str]
     failure_kinds: dict[str, Any] | None
     rules: tuple[dict[str, Any], ...]
+    budget_rules: tuple[dict[str, Any], ...]
+    rollout_keys: RolloutKeys
+    obligations: tuple[dict[str, Any], ...]
     definitions: dict[str, Any]
     document_type_rules: tuple[RuleChoice, ...]
     document_invalid_rules: tuple[RuleChoice, ...]
@@ -218,6 +238,9 @@ class ResolvedModel(FrozenRecord):
         roles: dict[str, str],
         failure_kinds: dict[str, Any] | None,
         rules: tuple[dict[str, Any], ...],
+        budget_rules: tuple[dict[str, Any], ...],
+        rollout_keys: RolloutKeys,
+        obligations: tuple[dict[str, Any], ...],
         definitions: dict[str, Any],
         document_type_rules: tuple[RuleChoice, ...],
         document_invalid_rules: tuple[RuleChoice, ...],
@@ -233,6 +256,9 @@ class ResolvedModel(FrozenRecord):
             roles,
             failure_kinds,
             rules,
+            budget_rules,
+            rollout_keys,
+            obligations,
             definitions,
             document_type_rules,
             document_invalid_rules,
@@ -315,6 +341,9 @@ def model_from_data(data: dict[str, Any]) -> ResolvedModel:
         roles=dict(data["roles"]),
         failure_kinds=data["failure_kinds"],
         rules=tuple(data["rules"]),
+        budget_rules=tuple(data["budget_rules"]),
+        rollout_keys=RolloutKeys(tuple(data["rollout_keys"]["identity"]), data["rollout_keys"]["failure_class"]),
+        obligations=tuple(data["obligations"]),
         definitions=data["definitions"],
         document_type_rules=_choices(data["document_rules"]["type"]),
         document_invalid_rules=_choices(data["document_rules"]["invalid"]),

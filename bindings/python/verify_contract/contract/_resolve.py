@@ -378,8 +378,49 @@ def resolve_model(
         "rules": [
             {k: rule[k] for k in ("id", "severity", "summary", "scope", "role", "where") if k in rule} for rule in rules
         ],
+        "budget_rules": [{"id": rule["id"], "summary": rule["summary"]} for rule in facts["budget_rules"]],
+        "rollout_keys": {
+            "identity": list(facts["rollout_keys"]["identity"]),
+            "failure_class": facts["rollout_keys"]["failure_class"],
+        },
+        "obligations": _obligations(facts),
         "definitions": definitions,
     }
+
+
+OBLIGATION_KEYS = ("id", "role", "section", "level", "text", "checked", "shown_by")
+SHOWN_BY_FINDINGS = ("error", "null-error")
+
+
+def _obligations(facts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """SPEC 4.1's and 4.2's obligations, checked against the rules: a producer obligation is shown broken by
+    any error, by an error on a null, or by named warning rules, and every warning rule shows exactly one."""
+    rules = {rule["id"]: rule for rule in facts["rules"]}
+    ids = [*rules, *(rule["id"] for rule in facts["budget_rules"])]
+    if len(set(ids)) != len(ids):
+        raise ResolveError(f"rule ids repeated: {sorted({i for i in ids if ids.count(i) > 1})}")
+    out: list[dict[str, Any]] = []
+    shown: dict[str, str] = {}
+    for entry in facts["obligations"]:
+        obligation = {"checked": True, **{k: entry[k] for k in OBLIGATION_KEYS if k in entry}}
+        shown_by = obligation.get("shown_by")
+        if shown_by is not None and obligation["role"] != "producer":
+            raise ResolveError(f"obligation {obligation['id']}: only a producer obligation is shown by findings")
+        if isinstance(shown_by, list):
+            for rule in shown_by:
+                if rules.get(rule, {}).get("severity") != "warning" or rule in shown:
+                    raise ResolveError(f"obligation {obligation['id']}: {rule!r} is no warning rule, or is shown twice")
+                shown[rule] = obligation["id"]
+        elif shown_by is not None and shown_by not in SHOWN_BY_FINDINGS:
+            raise ResolveError(f"obligation {obligation['id']}: shown_by {shown_by!r} is not a list of rules")
+        out.append(obligation)
+    for kind in SHOWN_BY_FINDINGS:
+        if sum(o.get("shown_by") == kind for o in out) != 1:
+            raise ResolveError(f"exactly one obligation must be shown by {kind!r}")
+    unshown = [rule for rule, facts_ in rules.items() if facts_["severity"] == "warning" and rule not in shown]
+    if unshown:
+        raise ResolveError(f"warning rules that show no producer obligation broken: {unshown}")
+    return out
 
 
 def _version_key(version: str) -> tuple[int, ...]:
