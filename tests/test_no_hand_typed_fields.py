@@ -12,9 +12,14 @@ What counts as naming the contract is a string literal, outside comments and tes
   with a field name, a profile name or a profile's ``$defs`` root among its segments, or a Go struct tag
   naming a field (``json:"reward"``): plain words (``response``, ``output``) are also English, so prose
   mentioning them is not a location;
-- holds a contract version (``1.2.0``).
-Python code reaches fields through the model's roles (``model.role("failure_kind")``): the role names
-are the vocabulary of ``schema/contract.yaml``, so a Python literal that is exactly a role name is allowed.
+- holds a contract version (``1.2.0``);
+- holds a rule id of the model's catalogue or of the failure budget (``reward-non-finite``,
+  ``budget-missing``) or a rollout key NeMo Gym writes (``_ng_task_index``) as a word: they are public
+  API, stated in ``schema/contract.yaml``;
+- in Python outside the model (``verify_contract/contract/``), is exactly a role name (``"failure_kind"``,
+  ``"mask"``).
+Python code names roles and rules through the generated constants of ``generated/contract_names.py``
+(``model.role(ROLE_FAILURE_KIND)``, ``RULE_BUDGET_MISSING``), so a renamed role or rule fails at import.
 """
 
 from __future__ import annotations
@@ -27,11 +32,13 @@ from pathlib import Path
 
 import pytest
 
+from verify_contract.budget import BUDGET_RULES
 from verify_contract.contract._model import contract_model
 from verify_contract.contract._versions import CONTRACT_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bindings" / "python" / "verify_contract"
+MODEL_PACKAGE = PACKAGE / "contract"
 GENERATORS = ROOT / "generators"
 # Literals that look like contract names but are not; each entry says why. Keep it short: a new entry
 # needs a reason that the text is not the contract's shape (prose about it, or another vocabulary).
@@ -41,11 +48,22 @@ ALLOWED: dict[tuple[str, str | None], str] = {
     ("bindings/python/verify_contract/asgi.py", "http.response.body"): "ASGI message type",
     ("bindings/python/verify_contract/probe/_in_process.py", "http.response.start"): "ASGI message type",
     ("bindings/python/verify_contract/probe/_in_process.py", "http.response.body"): "ASGI message type",
-    # The SPEC obligations' one-line descriptions, in English (the checks behind them read the model's roles).
-    ("bindings/python/verify_contract/conformance/obligations.py", None): "prose of SPEC 4.1/4.2",
+    # Values of the conformance kit's public `reads=` argument (what a consumer function returns), not roles.
+    ("bindings/python/verify_contract/conformance/consumer.py", "mask"): "reads= value",
+    ("bindings/python/verify_contract/conformance/consumer.py", "reward"): "reads= value",
+    ("bindings/python/verify_contract/conformance/pytest_plugin.py", "mask"): "reads= default",
+    ("bindings/python/verify_contract/cli/_conformance.py", "mask"): "--reads default",
+    # Names in check's own stable outputs: a key of its JSON report, a label of its Prometheus metrics.
+    ("bindings/python/verify_contract/check/_report.py", "legacy_mask"): "JSON report key",
+    ("bindings/python/verify_contract/check/_budget_metrics.py", "failure_kind"): "metrics label",
     # The diff rules' examples: hypothetical schema changes in prose (docs/diff-rules.md renders them).
     ("bindings/python/verify_contract/diff/rules.py", None): "prose examples of changes",
 }
+# The strict JSON parsers of the other bindings name the text rules they raise (their runtimes do not read
+# the model); test_each_parser_raises_exactly_the_catalogues_text_rules holds them to the catalogue, and
+# validate.ts raises the same rules on an already-parsed value. Only the text rules are allowed there.
+TEXT_PARSERS = ("bindings/typescript/src/json.ts", "bindings/go/jsonwire/parse.go", "bindings/rust/src/json.rs")
+TEXT_RULE_NAMERS = (*TEXT_PARSERS, "bindings/typescript/src/validate.ts")
 GO_VERSION_PACKAGE = re.compile(r"v\d+_\d+_\d+")
 
 
@@ -62,6 +80,9 @@ class Names:
     definitions: frozenset[str]
     versions: tuple[str, ...]
     roles: frozenset[str]
+    rules: frozenset[str]
+    text_rules: frozenset[str]
+    rollout_keys: frozenset[str]
 
 
 def contract_names() -> Names:
@@ -72,6 +93,9 @@ def contract_names() -> Names:
         definitions=frozenset(profile["definition"] for profile in model["profiles"].values()),
         versions=tuple(CONTRACT_VERSIONS),
         roles=frozenset(model["roles"]),
+        rules=frozenset(rule["id"] for rule in [*model["rules"], *model["budget_rules"]]),
+        text_rules=frozenset(rule["id"] for rule in model["rules"] if rule.get("scope") == "text"),
+        rollout_keys=frozenset([*model["rollout_keys"]["identity"], model["rollout_keys"]["failure_class"]]),
     )
 
 
@@ -185,11 +209,13 @@ _LOCATION = re.compile(r"[/.]?[A-Za-z0-9_]+(?:[/.][A-Za-z0-9_]+)*")
 _GO_TAG = re.compile(r'json:"([^",]*)')
 
 
-def offences(literal: str, names: Names, *, python: bool = False) -> list[str]:
-    """What ``literal`` names of the contract (empty when nothing)."""
-    if python and literal in names.roles:
+def offences(literal: str, names: Names, *, roles: str = "") -> list[str]:
+    """What ``literal`` names of the contract (empty when nothing). ``roles``: what a literal that is exactly
+    a role name is: ``offends`` (Python outside the model), ``allowed`` (the model's own Python), or else
+    (another language) judged like any other text."""
+    if roles == "allowed" and literal in names.roles:
         return []
-    found = []
+    found = [f"role {literal!r}"] if roles == "offends" and literal in names.roles else []
     for name in sorted(names.fields):
         if not name.isalnum() and re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", literal):
             found.append(f"field {name!r}")
@@ -204,7 +230,21 @@ def offences(literal: str, names: Names, *, python: bool = False) -> list[str]:
     for version in names.versions:
         if re.search(rf"(?<![0-9.]){re.escape(version)}(?![0-9.])", literal):
             found.append(f"version {version!r}")
+    for key in sorted(names.rollout_keys):
+        if re.search(rf"(?<![A-Za-z0-9_]){re.escape(key)}(?![A-Za-z0-9_])", literal):
+            found.append(f"rollout key {key!r}")
+    for rule in sorted(names.rules):
+        if re.search(rf"(?<![A-Za-z0-9_-]){re.escape(rule)}(?![A-Za-z0-9_-])", literal):
+            found.append(f"rule {rule!r}")
     return found
+
+
+def role_names_in(path: Path) -> str:
+    """What a role name typed in ``path`` is (``offences``' ``roles``): the model's Python reads the roles
+    by name; other Python names them through ``generated/contract_names.py``."""
+    if path.suffix != ".py":
+        return ""
+    return "allowed" if path.is_relative_to(MODEL_PACKAGE) else "offends"
 
 
 def runtime_sources() -> list[Path]:
@@ -224,9 +264,10 @@ def runtime_sources() -> list[Path]:
     return sorted([*typescript, *go, *rust, *python, *GENERATORS.rglob("*.py"), *PACKAGE.rglob("*.c")])
 
 
-def _allowed(path: Path, literal: str) -> bool:
+def _allowed(path: Path, literal: str, names: Names) -> bool:
     name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
-    return (name, literal) in ALLOWED or (name, None) in ALLOWED
+    text_rule = name in TEXT_RULE_NAMERS and literal in names.text_rules
+    return (name, literal) in ALLOWED or (name, None) in ALLOWED or text_rule
 
 
 def hand_typed(paths: list[Path], names: Names) -> list[str]:
@@ -235,7 +276,8 @@ def hand_typed(paths: list[Path], names: Names) -> list[str]:
         f"{', '.join(found)} in {literal.text!r}"
         for path in paths
         for literal in source_literals(path)
-        if (found := offences(literal.text, names, python=path.suffix == ".py")) and not _allowed(path, literal.text)
+        if (found := offences(literal.text, names, roles=role_names_in(path)))
+        and not _allowed(path, literal.text, names)
     ]
 
 
@@ -261,7 +303,10 @@ def test_every_allowance_is_still_needed() -> None:
     names = contract_names()
     for (name, literal), reason in ALLOWED.items():
         assert reason
-        offending = {found.text for found in source_literals(ROOT / name) if offences(found.text, names, python=True)}
+        path = ROOT / name
+        offending = {
+            found.text for found in source_literals(path) if offences(found.text, names, roles=role_names_in(path))
+        }
         assert offending if literal is None else literal in offending, (name, literal)
 
 
@@ -274,8 +319,9 @@ def test_no_runtime_source_names_the_contract_by_hand() -> None:
 
 _PLANTED = {
     "planted.ts": (
-        '// "mask_sample" in a comment is fine\nconst where = `${"instance_config"}.x`;\nconst p: Profile = "gym";\n',
-        ["field 'instance_config'", "profile 'gym'"],
+        '// "mask_sample" in a comment is fine\nconst where = `${"instance_config"}.x`;\nconst p: Profile = "gym";\n'
+        'const r = "legacy-mask-only";\n',
+        ["field 'instance_config'", "profile 'gym'", "rule 'legacy-mask-only'"],
     ),
     "planted.go": (
         '/* "reward" */\ntype T struct {\n\tR int `json:"reward,omitempty"`\n}\nvar v = "1.2.0"\n',
@@ -286,11 +332,23 @@ _PLANTED = {
         '#[cfg(test)]\nmod tests {\n    const T: &str = r#"{"mask_sample": true}"#;\n}\n',
         ["field 'failure_reason'"],
     ),
-    "planted.c": ('/* "reward" */ static const char *k = "output";\n', ["field 'output'"]),
+    "planted.c": (
+        '/* "reward" */ static const char *k = "output", *r = "budget-masked-rate";\n',
+        ["field 'output'", "rule 'budget-masked-rate'"],
+    ),
+    # Near misses stay quiet: a word that only starts like a rule id, a plural, English prose.
     "planted.py": (
-        '"""Docstring naming mask_sample."""\nROLE = "failure_kind"\nFIELD = f"{x}.mask_sample"\n'
-        'PLAIN = "the response was empty"\n',
-        ["field 'mask_sample'"],
+        '"""Docstring naming mask_sample and reward-non-finite."""\nROLE = "failure_kind"\nMASK = model.role("mask")\n'
+        'FIELD = f"{x}.mask_sample"\nRULE = "reward-non-finite"\nBUDGET = f"{n} rollouts (budget-missing)"\n'
+        'KEY = "_ng_task_index"\nPLAIN = "the response was empty"\nNEAR = "json-syntaxes, masks, rewards"\n',
+        [
+            "role 'failure_kind'",
+            "role 'mask'",
+            "field 'mask_sample'",
+            "rule 'reward-non-finite'",
+            "rule 'budget-missing'",
+            "rollout key '_ng_task_index'",
+        ],
     ),
 }
 
@@ -305,16 +363,55 @@ def test_the_guard_reports_a_planted_name(tmp_path: Path, name: str) -> None:
     assert all(any(item in line for line in reported) for item in expected), reported
 
 
+# Lines of the package before issue 29 (verbatim), each of which named a role, a rule id or a rollout key by
+# hand and passed the guard of the time (a Python literal equal to a role name was allowed; rule ids and
+# rollout keys were not looked at). Each must now be reported.
+_BEFORE = {
+    'BUDGET_RULES = {"budget-masked-rate": "The masked rate of a window is above a bound."}\n': "rule",
+    'IDENTITY_KEYS = ("_ng_task_index", "_ng_rollout_index")\n': "rollout key",
+    'WARNING_OBLIGATIONS = {"legacy-mask-only": "producer-legacy-mirror"}\n': "rule",
+    'SIDECAR_UNREADABLE = "budget-sidecar-unreadable"\n': "rule",
+    'REWARD_PATH = _role("reward").path\n': "role",
+    'top, legacy = MASK_ROLES.get("mask"), MASK_ROLES.get("legacy_mask")\n': "role",
+    'found.append(finding("reward-non-finite", f"{where}: not finite", where))\n': "rule",
+}
+
+
+@pytest.mark.parametrize("line", sorted(_BEFORE))
+def test_the_guard_fails_on_the_code_before_the_facts_were_data(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "before.py"
+    path.write_text(line, encoding="utf-8")
+    reported = hand_typed([path], contract_names())
+    assert reported and all(f"{_BEFORE[line]} '" in item for item in reported), reported
+
+
+def test_role_names_are_the_models_own() -> None:
+    """The model's Python reads roles by name; every other Python module names them through constants."""
+    names = contract_names()
+    assert role_names_in(MODEL_PACKAGE / "_model.py") == "allowed" and role_names_in(PACKAGE / "budget.py") == "offends"
+    assert offences("mask", names, roles="allowed") == [] and offences("mask", names, roles="offends")
+    assert offences("mask", names) == []  # in another language "mask" is a plain word
+
+
+def test_only_the_text_rules_are_allowed_in_the_parsers() -> None:
+    names = contract_names()
+    parser = ROOT / TEXT_PARSERS[1]
+    assert all(_allowed(parser, rule, names) for rule in names.text_rules)
+    for rule in ("budget-missing", "reward-non-finite", "legacy-mask-only"):
+        assert not _allowed(parser, rule, names) and offences(rule, names) == [f"rule {rule!r}"]
+
+
 def test_the_names_come_from_the_model() -> None:
     names = contract_names()
-    model = contract_model(CONTRACT_VERSIONS[-1]).raw
-    assert names.fields == {field["name"] for field in model["fields"]} and names.fields
-    assert names.profiles == set(model["profiles"]) and names.versions == tuple(CONTRACT_VERSIONS)
+    model = contract_model(CONTRACT_VERSIONS[-1])
+    assert names.fields == {field.name for field in model.fields} and names.fields
+    assert names.profiles == set(model.profiles) and names.versions == tuple(CONTRACT_VERSIONS)
+    assert names.roles == set(model.roles) and names.rules == {r["id"] for r in (*model.rules, *model.budget_rules)}
+    assert set(BUDGET_RULES) <= names.rules and names.text_rules < names.rules
+    assert names.rollout_keys == {*model.rollout_keys.identity, model.rollout_keys.failure_class}
 
 
 # --- the JSON-text rules: named by each parser, checked against the catalogue ---------------------------
-
-TEXT_PARSERS = ("bindings/typescript/src/json.ts", "bindings/go/jsonwire/parse.go", "bindings/rust/src/json.rs")
 
 
 @pytest.mark.parametrize("parser", TEXT_PARSERS)

@@ -21,6 +21,13 @@ from operator import add, floordiv
 
 from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, MAX_DISTINCT
 from verify_contract._counted import counted
+from verify_contract.contract import contract_model
+from verify_contract.generated import LATEST_VERSION
+from verify_contract.generated.contract_names import (
+    ROLE_FAILURE_KIND,
+    RULE_BUDGET_CONSECUTIVE_MASKED,
+    RULE_BUDGET_MASKED_RATE,
+)
 from verify_contract.records import Record
 from verify_contract.reference._mask import MASK_ROLES
 
@@ -47,15 +54,11 @@ response: a failures-file row, or a document that breaks the contract)."""
 
 STATE_NAMES = ("ok", "masked", "failed")
 
-# Rule ids of the budget's findings, stable like the contract's (SPEC 11.5 lists them; a test holds the two
-# together). Each is a warning or a breach; the severity follows the level, not the rule.
-BUDGET_RULES: dict[str, str] = {
-    "budget-masked-rate": "The masked rate of a window is above a bound.",
-    "budget-consecutive-masked": "More consecutive rollouts are masked or failed than allowed.",
-    "budget-missing": "Fewer rollouts were found than expected.",
-    "budget-sidecar-unreadable": "A line of a failures file is not a JSON object.",
-    "budget-group-unresolved": "A --group-by path resolved in no rollout.",
-}
+_MODEL = contract_model(LATEST_VERSION)
+# Rule id -> summary of the budget's findings, stable like the contract's (schema/contract.yaml states them,
+# SPEC 11.5 lists them; a test holds the two together). Each is a warning or a breach; the severity follows
+# the level, not the rule.
+BUDGET_RULES: dict[str, str] = {rule["id"]: rule["summary"] for rule in _MODEL.budget_rules}
 
 ABSENT_GROUP = "(absent)"
 """A group path's value in a rollout that does not have it: its own group (SPEC 11.2)."""
@@ -63,9 +66,9 @@ OTHER = "(other)"
 """Where distinct values past ``MAX_DISTINCT`` are counted."""
 NO_KIND = "(none)"
 """The failure kind of a masked or failed rollout that names none."""
-IDENTITY_KEYS = ("_ng_task_index", "_ng_rollout_index")
+IDENTITY_KEYS: tuple[str, ...] = _MODEL.rollout_keys.identity
 """A rollout's identity across attempts, as NeMo Gym's rollout collection keys it (SPEC 11.1)."""
-FAILURE_CLASS_KEY = "_ng_failure_class"
+FAILURE_CLASS_KEY: str = _MODEL.rollout_keys.failure_class
 """The class of a failures-file row (NeMo Gym 0.7.0): its failure kind when the row names no ``failure_kind``."""
 VALUE_CAP = 120
 """Characters of a group value kept (a value is a label, never a payload)."""
@@ -182,7 +185,12 @@ def document_state(document: Any) -> tuple[int, str | None]:
     return (MASKED if masked else OK), _kind_of(document)
 
 
-_KIND_PATH: GroupPath = ("failure_kind",)
+_KIND_FIELD = _MODEL.role(ROLE_FAILURE_KIND)
+if _KIND_FIELD is None:  # the newest version declares every role
+    raise RuntimeError(f"the newest contract model has no {ROLE_FAILURE_KIND} role")
+# The failure kind's member path and name are the model's (its role's field), not typed here.
+_KIND_PATH: GroupPath = _KIND_FIELD.path
+_KIND_KEY = _KIND_FIELD.name
 
 
 def _kind_of(row: Mapping[str, Any]) -> str | None:
@@ -191,20 +199,6 @@ def _kind_of(row: Mapping[str, Any]) -> str | None:
         return kind
     failure_class = row.get(FAILURE_CLASS_KEY)
     return failure_class if isinstance(failure_class, str) and failure_class else None
-
-
-def _set_kind_path() -> None:
-    # The failure kind's member path is the model's (the ``failure_kind`` role), not typed here.
-    global _KIND_PATH
-    from verify_contract.contract._model import contract_model
-    from verify_contract.generated import LATEST_VERSION
-
-    field = contract_model(LATEST_VERSION).role("failure_kind")
-    if field is not None:
-        _KIND_PATH = field.path
-
-
-_set_kind_path()
 
 
 class BudgetEvent(Record):
@@ -246,7 +240,7 @@ class BudgetEvent(Record):
     @property
     def message(self) -> str:
         kinds = ", ".join(f"{kind} {count:,}" for kind, count in self.kinds[:3]) or "none named"
-        if self.rule == "budget-consecutive-masked":
+        if self.rule == RULE_BUDGET_CONSECUTIVE_MASKED:
             return f"{self.scope}: {counted(self.run, 'consecutive rollout')} masked or failed (kinds: {kinds})"
         return (
             f"{self.scope}: {self.rate:.1%} masked or failed in the last {counted(self.size, 'rollout')} "
@@ -749,9 +743,9 @@ class FailureBudget:
         events = []
         for k, order, bad, size, start, run in found:
             if order:
-                rule, level = "budget-masked-rate", levels[order - 1][1]
+                rule, level = RULE_BUDGET_MASKED_RATE, levels[order - 1][1]
             else:
-                rule, level = "budget-consecutive-masked", "breach"
+                rule, level = RULE_BUDGET_CONSECUTIVE_MASKED, "breach"
             kinds = Counter(all_labels[start : carried + k + 1])
             where, ordinal = where_of(stream[k]), stream_first + stream[k]
             named = self._named(group)
@@ -779,7 +773,7 @@ class FailureBudget:
         named = self._named(group)
         if self.max_consecutive is not None and scope.run == self.max_consecutive + 1:
             # A run is judged from the first rollout: prime-rl's max_consecutive_errored_rollouts.
-            self._emit("budget-consecutive-masked", "breach", scope, named, rate, bad, size, where, events, ordinal)
+            self._emit(RULE_BUDGET_CONSECUTIVE_MASKED, "breach", scope, named, rate, bad, size, where, events, ordinal)
         if size < self.min_samples:
             return
         if rate > scope.worst:
@@ -791,7 +785,7 @@ class FailureBudget:
         ):
             above = bound is not None and rate > bound
             if above and not active:  # a scope enters a level once, and leaves it at a window within bounds
-                self._emit("budget-masked-rate", level, scope, named, rate, bad, size, where, events, ordinal)
+                self._emit(RULE_BUDGET_MASKED_RATE, level, scope, named, rate, bad, size, where, events, ordinal)
             if level == "breach":
                 scope.breached = above
             else:
@@ -897,7 +891,7 @@ class FailureBudget:
             if state == OK:
                 continue
             row: dict[str, Any] = dict(zip(IDENTITY_KEYS, identity, strict=True))
-            row.update(why=STATE_NAMES[state], failure_kind=kind)
+            row.update({"why": STATE_NAMES[state], _KIND_KEY: kind})
             if where is not None:
                 row.update(file=where[0], line=where[1])
             if failure_row:
@@ -905,7 +899,7 @@ class FailureBudget:
             yield row
         for state, kind, where in self.anonymous:
             located = {} if where is None else {"file": where[0], "line": where[1]}
-            yield {**located, "why": STATE_NAMES[state], "failure_kind": kind}
+            yield {**located, "why": STATE_NAMES[state], _KIND_KEY: kind}
         for pair in self.missing_identities():
             yield {**dict(zip(IDENTITY_KEYS, pair, strict=True)), "why": "missing"}
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.generated.contract_names import ROLE_LEGACY_MASK, ROLE_MASK
 from verify_contract.reference._mask import MASK_ROLES, MaskTypeError, effective_mask
 from verify_contract.reference._validation import validate
 
@@ -68,7 +69,7 @@ def upgrade(document: dict[str, Any], profile: Profile = DEFAULT_PROFILE) -> Upg
         masked = effective_mask(upgraded)
     except MaskTypeError as error:
         raise UpgradeError(str(error)) from error
-    top, legacy = MASK_ROLES.get("mask"), MASK_ROLES.get("legacy_mask")
+    top, legacy = MASK_ROLES.get(ROLE_MASK), MASK_ROLES.get(ROLE_LEGACY_MASK)
     change = _mirror_mask(upgraded, top, legacy, masked) if top and legacy else None
     changes = [change] if change else []
     errors = validate(upgraded, LATEST_VERSION, profile).errors

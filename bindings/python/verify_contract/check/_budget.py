@@ -37,6 +37,7 @@ from verify_contract.budget import (
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS
 from verify_contract.findings import Finding, Severity
+from verify_contract.generated.contract_names import RULE_BUDGET_SIDECAR_UNREADABLE
 from verify_contract.records import FrozenRecord, Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from verify_contract.check._outcome import Outcome
     from verify_contract.check._source import Source
 
-SIDECAR_UNREADABLE = "budget-sidecar-unreadable"
+SIDECAR_UNREADABLE = RULE_BUDGET_SIDECAR_UNREADABLE
 """The rule of a failures-file line that is not a JSON object (``budget.BUDGET_RULES``)."""
 
 # A line's state byte in ChunkFacts.states: 0 is a blank line (no rollout), then 1 + the budget's state.

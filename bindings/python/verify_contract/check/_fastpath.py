@@ -20,6 +20,7 @@ from functools import cache
 
 from verify_contract.contract._model import Field, ResolvedModel
 from verify_contract.contract._versions import Profile
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK
 from verify_contract.reference._mask import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -40,9 +41,9 @@ KIND_CLASSES = ("registered", "namespaced", "unregistered")
 """The failure-kind classes ``check`` counts; a clean status byte's kind code 1 and 2 are the first two."""
 # The SPEC roles the pre-check acts on: the effective mask (both places) and the failure-kind registry.
 _ROLE_CODES = {
-    "mask": "ROLE_MASK",
-    "legacy_mask": "ROLE_LEGACY_MASK",
-    "failure_kind": "ROLE_KIND",
+    ROLE_MASK: "ROLE_MASK",
+    ROLE_LEGACY_MASK: "ROLE_LEGACY_MASK",
+    ROLE_FAILURE_KIND: "ROLE_KIND",
     "group": "ROLE_GROUP",
 }
 _BLANK = b" \t\r\n"  # JSON whitespace (RFC 8259): \x0b and \x0c are not blank
@@ -86,7 +87,7 @@ def _constraint_class(model: ResolvedModel, field: Field, role: str | None) -> i
         return _native_int("CLASS_PLAIN")
     kinds = model.failure_kinds
     if (
-        role == "failure_kind"
+        role == ROLE_FAILURE_KIND
         and kinds is not None
         and field.constraints == {"pattern": kinds["grammar"]}
         and kinds["grammar"] == getattr(_native, "KIND_GRAMMAR", None)
@@ -163,9 +164,9 @@ def build_field_table(model: ResolvedModel, profile: Profile, group_paths: tuple
             if pointer not in numbers:
                 add(pointer, _pointer(path[: depth - 1]), path[depth - 1], any_type, plain, "group", False)
     semantic = 0
-    if "legacy_mask" in model.roles:
+    if ROLE_LEGACY_MASK in model.roles:
         semantic |= _native_int("SEM_LEGACY")
-    if "failure_kind" in model.roles:
+    if ROLE_FAILURE_KIND in model.roles:
         semantic |= _native_int("SEM_KIND")
     return bytes([len(entries), semantic]) + b"".join(entries)
 

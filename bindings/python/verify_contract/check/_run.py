@@ -32,6 +32,7 @@ from verify_contract.check._report import (
 from verify_contract.check._source import InputError, Source
 from verify_contract.check._tasks import DocumentTask, LinesTask, RangeTask, Task
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.generated.contract_names import RULE_BUDGET_GROUP_UNRESOLVED, RULE_BUDGET_MISSING
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -403,11 +404,11 @@ def add_budget_findings(report: Report) -> None:
     if missing:
         expected = budget.expected_total()
         found.append(
-            Finding("budget-missing", Severity.WARNING, f"{missing:,} of {expected:,} expected rollouts have no row")
+            Finding(RULE_BUDGET_MISSING, Severity.WARNING, f"{missing:,} of {expected:,} expected rollouts have no row")
         )
     for path in budget.unresolved_groups():
         message = f"group path {path!r} resolved in no rollout: every rollout is in its (absent) group"
-        found.append(Finding("budget-group-unresolved", Severity.WARNING, message))
+        found.append(Finding(RULE_BUDGET_GROUP_UNRESOLVED, Severity.WARNING, message))
     for finding in found:
         report.tally.rules[finding.rule] += 1
         report.tally.severities[finding.severity.value] += 1

@@ -8,6 +8,7 @@ from verify_contract._counted import counted
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import dumps_report_data
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from verify_contract.generated.contract_names import RULE_JSON_SYNTAX
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -23,13 +24,13 @@ MESSAGE_LIMIT = 300
 # (rule, text in the message) -> what to do about it; printed once per run under the findings.
 HINTS: tuple[tuple[str, str, str], ...] = (
     (
-        "json-syntax",
+        RULE_JSON_SYNTAX,
         "byte order mark",
         "{where} starts with a byte order mark; save it as UTF-8 without one "
         "(e.g. sed -i '{line}s/^\\xEF\\xBB\\xBF//' {path})",
     ),
     (
-        "json-syntax",
+        RULE_JSON_SYNTAX,
         "invalid UTF-8",
         "a line is not UTF-8; if the file is in another encoding, convert it (iconv -f LATIN1 -t UTF-8 FILE)",
     ),

@@ -43,6 +43,7 @@ from verify_contract.contract._versions import (
     check_version,
     version_key,
 )
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK, ROLE_REWARD
 from verify_contract.reference._jsonio import parse_json
 from verify_contract.reference._mask import effective_mask
 from verify_contract.reference._validation import validate
@@ -110,8 +111,19 @@ def _role_rules(model: ResolvedModel, *roles: str) -> frozenset[str]:
 
 
 _LATEST = contract_model(LATEST_VERSION)
-MASK_RULES = _role_rules(_LATEST, "mask", "legacy_mask")
-REWARD_RULES = _role_rules(_LATEST, "reward")
+MASK_RULES = _role_rules(_LATEST, ROLE_MASK, ROLE_LEGACY_MASK)
+REWARD_RULES = _role_rules(_LATEST, ROLE_REWARD)
+
+
+def _member(role: str) -> str:
+    """The top-level member playing ``role`` (the newest version's: earlier ones put it in the same place)."""
+    field = _LATEST.role(role)
+    if field is None or len(field.path) != 1:
+        raise RuntimeError(f"the contract's {role} role is not a top-level member")
+    return field.name
+
+
+_KIND_MEMBER, _REWARD_MEMBER = _member(ROLE_FAILURE_KIND), _member(ROLE_REWARD)
 # Section 2.1's rules: the JSON text, and a top-level value that is not an object.
 JSON_RULES = frozenset(
     {r["id"] for r in _LATEST.rules if r.get("scope") == "text"} | {c.rule for c in _LATEST.document_type_rules}
@@ -218,7 +230,7 @@ def _refusal_obligation(case: ConsumerCase, version: str, profile: Profile, want
     """The obligation a consumer breaks by refusing this valid document: the most specific one covering what
     it carries (an unknown kind, then unknown keys, then an earlier version's missing fields)."""
     document = case.document
-    kind = document.get("failure_kind") if isinstance(document, dict) else None
+    kind = document.get(_KIND_MEMBER) if isinstance(document, dict) else None
     kinds = contract_model(version).failure_kinds
     separator = kinds["namespace_separator"] if kinds else ":"
     if isinstance(kind, str) and (separator in kind or kind not in registered_failure_kinds(version)):
@@ -282,7 +294,7 @@ def check_consumer(
         if wants_mask and expected_mask is not None and not (_is_bool(mask) and bool(mask) is expected_mask):
             detail = f"mask {short(mask)}, expected {str(expected_mask).lower()}: {shown}"
             report.record("consumer-effective-mask", vector, detail)
-        expected_reward = _number(case.document.get("reward")) if isinstance(case.document, dict) else None
+        expected_reward = _number(case.document.get(_REWARD_MEMBER)) if isinstance(case.document, dict) else None
         if wants_reward and expected_reward is not None and _number(reward) != expected_reward:
             detail = f"reward {short(reward)}, expected {expected_reward}: {shown}"
             report.record("consumer-refuse-reward", vector, detail)

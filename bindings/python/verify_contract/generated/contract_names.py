@@ -3,7 +3,10 @@
 """The contract's roles and rule ids as constants: one per role (``ROLE_FAILURE_KIND``), one per rule of the
 catalogue and of the failure budget (``RULE_REWARD_NON_FINITE``, ``RULE_BUDGET_MISSING``)."""
 from __future__ import annotations
-from typing import Final
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: check imports this module
+if TYPE_CHECKING:
+    from typing import Final
 
 ROLE_REWARD: Final = "reward"
 ROLE_MASK: Final = "mask"

@@ -18,6 +18,7 @@ from verify_contract.contract._model import ResolvedModel, contract_model
 from verify_contract.contract._resolved import resolve_contract
 from verify_contract.contract._versions import Profile
 from verify_contract.findings import Finding, Severity
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK, ROLE_REWARD
 from verify_contract.reference._jsonio import parse_json
 from verify_contract.reference._semantic import ABSENT, deprecations, ecma_search, registered_kinds, value_at
 from verify_contract.reference._validation import validate
@@ -65,19 +66,19 @@ CHECKS: tuple[Check, ...] = (
         "probe-failure-kind",
         "the failure kind is well formed and registered or namespaced, not deprecated",
         True,
-        role="failure_kind",
+        role=ROLE_FAILURE_KIND,
     ),
     Check(
         "probe-mask-agree",
         "the legacy mask, when written, is mirrored by the top-level mask (SPEC 4.1.5)",
         True,
-        role="legacy_mask",
+        role=ROLE_LEGACY_MASK,
     ),
     Check(
         "probe-reward-finite",
         "the reward is a finite number (not null, NaN, Infinity or an overflow)",
         True,
-        role="reward",
+        role=ROLE_REWARD,
     ),
     Check("probe-determinism", "the same request twice gives the same reward and mask (opt-in)", False),
     Check("probe-latency", "the reply comes within --max-latency seconds (opt-in: set --max-latency)", False),
@@ -250,21 +251,22 @@ def judge_reply(
             for item in judged_contract
         ]
     model = contract_model(version)
-    roles = {name: model.role(name) for name in ("reward", "mask", "legacy_mask", "failure_kind")}
+    roles = {name: model.role(name) for name in (ROLE_REWARD, ROLE_MASK, ROLE_LEGACY_MASK, ROLE_FAILURE_KIND)}
     values = {
         name: (value_at(document, field.path) if field is not None and isinstance(document, dict) else ABSENT)
         for name, field in roles.items()
     }
     own: list[Finding] = []
-    if "probe-reward-finite" in selected and isinstance(document, dict) and roles["reward"] is not None:
-        own.extend(_reward_findings(values["reward"], roles["reward"].pointer, parsed.ok))
+    reward_field, mask_field, legacy_field = roles[ROLE_REWARD], roles[ROLE_MASK], roles[ROLE_LEGACY_MASK]
+    if "probe-reward-finite" in selected and isinstance(document, dict) and reward_field is not None:
+        own.extend(_reward_findings(values[ROLE_REWARD], reward_field.pointer, parsed.ok))
     if "probe-failure-kind" in selected:
-        own.extend(_kind_findings(values["failure_kind"], model))
-    if "probe-mask-agree" in selected and roles["mask"] is not None and roles["legacy_mask"] is not None:
-        own.extend(_mask_findings(values["mask"], values["legacy_mask"], roles["mask"].name))
+        own.extend(_kind_findings(values[ROLE_FAILURE_KIND], model))
+    if "probe-mask-agree" in selected and mask_field is not None and legacy_field is not None:
+        own.extend(_mask_findings(values[ROLE_MASK], values[ROLE_LEGACY_MASK], mask_field.name))
     found.extend(fold_repeats(contract_findings, own, model, strict=parsed.ok))
-    mask = _effective(values["mask"], values["legacy_mask"])
-    return Judged(tuple(found), document, values["reward"], mask, values["failure_kind"])
+    mask = _effective(values[ROLE_MASK], values[ROLE_LEGACY_MASK])
+    return Judged(tuple(found), document, values[ROLE_REWARD], mask, values[ROLE_FAILURE_KIND])
 
 
 READ_CONTEXT, LENIENT_READ = "read", "lenient"
@@ -361,7 +363,7 @@ def _overflows(number: int) -> bool:
 
 def _kind_findings(kind: Any, model: ResolvedModel) -> list[Finding]:
     kinds = model.failure_kinds
-    field = model.role("failure_kind")
+    field = model.role(ROLE_FAILURE_KIND)
     if kind is ABSENT or kind is None or kinds is None or field is None:
         return []
     where = field.pointer

@@ -20,6 +20,7 @@ from typing import Any
 from verify_contract.contract._model import Field, contract_model
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 from verify_contract.findings import Finding
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_FAILURE_REASON, ROLE_REWARD
 from verify_contract.generated.failure_kinds import PROTOCOL_VIOLATION
 from verify_contract.reference._mask import MaskTypeError, effective_mask
 from verify_contract.reference._validation import validate
@@ -39,10 +40,10 @@ def _role(role: str) -> Field:
     return field
 
 
-REWARD_PATH = _role("reward").path
-KIND_PATH = _role("failure_kind").path
-REASON_PATH = _role("failure_reason").path
-_MISSING_REWARD = _role("reward").missing_rule
+REWARD_PATH = _role(ROLE_REWARD).path
+KIND_PATH = _role(ROLE_FAILURE_KIND).path
+REASON_PATH = _role(ROLE_FAILURE_REASON).path
+_MISSING_REWARD = _role(ROLE_REWARD).missing_rule
 
 VERDICTS = ("valid", "warning", "invalid")
 """The contract verdict of one document: no finding, warnings only, or an error (then refused)."""
