@@ -153,3 +153,73 @@ def test_unresolvable_constructs_are_refused() -> None:
     drill["$defs"]["VerifyResponse"]["properties"]["x"] = {"$ref": "other.json"}
     with pytest.raises(ResolveError, match="not a local"):
         resolve_model(latest, {**bundles, latest: drill}, kinds, facts, {})
+
+
+def test_budget_rules_rollout_keys_and_obligations_are_the_facts_file() -> None:
+    from generators.model import contract_facts
+    from verify_contract.budget import BUDGET_RULES, FAILURE_CLASS_KEY, IDENTITY_KEYS
+    from verify_contract.conformance.obligations import OBLIGATIONS
+    from verify_contract.conformance.producer import finding_obligation
+    from verify_contract.findings import Finding, Severity
+
+    facts, model = contract_facts(), contract_model(CONTRACT_VERSIONS[-1])
+    assert {r["id"]: r["summary"] for r in facts["budget_rules"]} == BUDGET_RULES and BUDGET_RULES
+    assert (
+        tuple(facts["rollout_keys"]["identity"]),
+        facts["rollout_keys"]["failure_class"],
+    ) == (IDENTITY_KEYS, FAILURE_CLASS_KEY)
+    assert [(o.id, o.section, o.level.value) for o in OBLIGATIONS.values()] == [
+        (o["id"], o["section"], o["level"]) for o in facts["obligations"]
+    ]
+    assert [o["id"] for o in model.obligations] == [o["id"] for o in facts["obligations"]]
+    # The conformance kit judges a warning by the obligation whose shown_by lists its rule, an error by
+    # the `error` one, an error on a null by the `null-error` one.
+    for obligation in facts["obligations"]:
+        shown_by = obligation.get("shown_by")
+        if isinstance(shown_by, list):
+            for rule in shown_by:
+                assert finding_obligation(Finding(rule, Severity.WARNING, "m")) == obligation["id"]
+        elif shown_by == "error":
+            assert (
+                finding_obligation(Finding("reward-type", Severity.ERROR, "m", "/reward"), {"reward": "1"})
+                == (obligation["id"])
+            )
+        elif shown_by == "null-error":
+            assert (
+                finding_obligation(Finding("reward-type", Severity.ERROR, "m", "/reward"), {"reward": None})
+                == (obligation["id"])
+            )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("unshown-warning", "show no producer obligation"),
+        ("error-rule-shown", "is no warning rule"),
+        ("warning-shown-twice", "is no warning rule, or is shown twice"),
+        ("two-error-obligations", "exactly one obligation"),
+        ("budget-id-reused", "rule ids repeated"),
+        ("consumer-shown", "only a producer obligation"),
+    ],
+)
+def test_obligations_and_budget_rules_that_cannot_hold_are_refused(change: str, message: str) -> None:
+    bundles, kinds, facts = _sources()
+    facts = copy.deepcopy(facts)
+    by_id = {o["id"]: o for o in facts["obligations"]}
+    listing = next(o for o in facts["obligations"] if isinstance(o.get("shown_by"), list))
+    other = next(o for o in facts["obligations"] if o["role"] == "producer" and "shown_by" not in o)
+    if change == "unshown-warning":
+        listing["shown_by"] = listing["shown_by"][1:]
+    elif change == "error-rule-shown":
+        listing["shown_by"].append(next(r["id"] for r in facts["rules"] if r["severity"] == "error"))
+    elif change == "warning-shown-twice":
+        other["shown_by"] = [listing["shown_by"][0]]
+    elif change == "two-error-obligations":
+        other["shown_by"] = "error"
+    elif change == "budget-id-reused":
+        facts["budget_rules"].append({"id": facts["rules"][0]["id"], "summary": "s"})
+    else:
+        next(o for o in by_id.values() if o["role"] == "consumer")["shown_by"] = "error"
+    latest = list(bundles)[-1]
+    with pytest.raises(ResolveError, match=message):
+        resolve_model(latest, bundles, kinds, facts, {})
