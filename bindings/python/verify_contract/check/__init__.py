@@ -66,7 +66,7 @@ __all__ = [
     "document_outcome",
     "dumps_report",
     "reference_outcome",
-]  # the keys of _HOME (tests/test_lazy_exports.py)
+]  # the keys of _HOME (tests/package/test_lazy_exports.py)
 
 
 def __getattr__(name: str) -> Any:

@@ -21,9 +21,9 @@ findings on probe documents, see ``generators/wording.py``):
 Anything else (a constraint keyword that looks at the value: ``minimum``, ``maxLength``, ``items``, ...)
 sends that member to the reference, memoised by its *shape* (the value with the parts the schema judges by
 type alone canonicalised). The semantic rules are the reference's own function, run on the document.
-tests/test_differential.py compares the result with ``validate`` on every line of its corpora, including
+tests/check/test_differential.py compares the result with ``validate`` on every line of its corpora, including
 one generated from each version's model and the benchmark's distinct-defect corpora; the change drill
-(tests/test_change_drill.py) does it for a new version with constrained fields of every type.
+(tests/package/test_change_drill.py) does it for a new version with constrained fields of every type.
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def clear_caches() -> None:
 
 # Each way of judging a line is imported by the first chunk that needs it: a clean run loads none of them, a
 # run whose defects are all keyed text defects or contract defects the wording table covers never loads the
-# reference (jsonschema, referencing: about 90 ms; tests/test_check_startup.py).
+# reference (jsonschema, referencing: about 90 ms; tests/check/test_check_startup.py).
 _CONTRACT = bytes([fastpath.STATUS_CONTRACT])
 _TEXT = bytes([fastpath.STATUS_TEXT])
 

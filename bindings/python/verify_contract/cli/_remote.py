@@ -1,7 +1,7 @@
 """``check``'s flags for inputs in object storage and for the Ray engine, and the run they select.
 
 Kept apart from ``check_command`` so that a local run imports neither fsspec nor Ray: these flags cost nothing
-until used (``tests/test_check_startup.py``).
+until used (``tests/check/test_check_startup.py``).
 """
 
 from __future__ import annotations
