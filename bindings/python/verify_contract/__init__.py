@@ -18,12 +18,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.bindings import model_class, typeddict_adapter
-    from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+    from verify_contract.contract import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
     from verify_contract.findings import RULES, Finding, Rule, Severity
     from verify_contract.generated import failure_kinds
-    from verify_contract.reference._jsonio import Parsed, parse_json
-    from verify_contract.reference._mask import MaskTypeError, effective_mask
-    from verify_contract.reference._validation import ValidationResult, validate
+    from verify_contract.reference import MaskTypeError, Parsed, ValidationResult, effective_mask, parse_json, validate
     from verify_contract.upgrade import UpgradeError, UpgradeResult, upgrade
 
 __all__ = [
