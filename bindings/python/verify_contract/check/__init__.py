@@ -3,9 +3,9 @@
 ``_inputs`` (``_source``: files, globs, stdin, gzip, URLs through ``_remote``, in chunks of whole lines, cut
 into ``_tasks``) -> ``_fastpath`` with the compiled ``_fastscan.c`` (the pre-check) -> ``_lines`` (once per
 memo key: ``_text_events``, ``_compose`` or ``_reference``, each worded as the reference words it,
-``_outcome``) -> ``_report``. ``_run`` runs the steps in one process or several (``_workers``) for one
-resolved ``Contract`` (``CheckOptions.contract``); ``_budget`` feeds the failure budget, ``_budget_report``,
-``_budget_metrics`` and ``_budget_plot`` show it.
+``_outcome``) -> ``_report``. ``_run`` runs the steps in one process, several (``_workers``) or on Ray
+(``_ray``) for one resolved ``Contract`` (``CheckOptions.contract``); ``_budget`` feeds the failure budget,
+``_budget_report``, ``_budget_metrics`` and ``_budget_plot`` show it.
 
 Scripts and the other packages (the command line, the probe, the trainers' adapters, ``verify_contract.ray``)
 import check's names from here (``from verify_contract.check import CheckOptions, check_paths``); each is
