@@ -503,14 +503,14 @@ def test_a_group_value_is_labelled_from_its_text_as_from_the_parsed_value() -> N
     the budget's parse: strings with and without escapes, integers (-0 too), fractions, literals, containers."""
     import orjson
 
-    from verify_contract.budget import _label
+    from verify_contract.budget import group_label
     from verify_contract.check._budget import raw_label
 
     raws = [b'"math"', b'""', b'"\\u00e9"', b'"\xc3\xa9"', b'"a\\"b"', b'"' + b"x" * 130 + b'"', b"0", b"-0", b"7"]
     raws += [b"-123456789012345678", b"1.0", b"-0.0", b"1e2", b"2.5E-3", b"0.1", b"true", b"false", b"null"]
     raws += [b"{}", b"[]"]
     for raw in raws:
-        assert raw_label(raw) == _label(orjson.loads(raw)), raw
+        assert raw_label(raw) == group_label(orjson.loads(raw)), raw
 
 
 def test_the_budget_parse_is_orjson_s_without_importing_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,7 @@ from verify_contract.check import _inputs as inputs
 from verify_contract.check import _lines as check_lines
 from verify_contract.check import _run as check
 from verify_contract.check import _workers as check_workers
+from verify_contract.check._source import Source
 from verify_contract.check._tasks import RangeTask
 from verify_contract.contract import Contract
 
@@ -105,5 +106,5 @@ def test_an_interrupt_while_judging_a_mapped_line_stays_an_interrupt(
     path.write_bytes(b'{"reward": 1.0}\n' * 10 + line)
     check_lines.clear_caches()  # the line's outcome is not remembered from another test: it is judged
     with pytest.raises(KeyboardInterrupt):
-        task = RangeTask(str(path), 0, path.stat().st_size, "a.jsonl")
-        check._check_range_task(task, CheckOptions(profile="core"))
+        task = RangeTask(Source("a.jsonl", path), 0, path.stat().st_size, 0)
+        check.run_task(task, CheckOptions(profile="core"))

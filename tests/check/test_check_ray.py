@@ -19,10 +19,12 @@ from typing import Any
 
 import pytest
 
-from verify_contract import ray as engine  # Ray itself is imported by its functions, when they run
-from verify_contract.check import CheckOptions, check_bytes, check_paths
+from verify_contract.check import CheckOptions, Report, check_bytes, check_paths
+from verify_contract.check import _ray as engine  # Ray itself is imported by its functions, when they run
+from verify_contract.check import _run as run
 from verify_contract.check._inputs import resolve
 from verify_contract.check._source import Source
+from verify_contract.check._tasks import DocumentTask, RangeTask, StreamTask
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION
 
 from object_store import S3, assert_same_report, corpus_lines, renamed, s3_server, write_corpus
@@ -68,15 +70,14 @@ def test_range_chunks_cover_every_line_once(chunk_bytes: int, monkeypatch: pytes
 
     monkeypatch.setattr(inputs, "CHUNK_BYTES", chunk_bytes)
     data = b"".join(b"%d:" % i + b"x" * (i % 7) + b"\n" for i in range(60)) + b"tail-without-newline"
-    whole = list(engine._range_chunks(io.BytesIO(data), 0, len(data)))
+    whole = list(run._range_chunks(io.BytesIO(data), 0, len(data)))
     assert (len(whole) > 10) == (chunk_bytes < len(data) // 10)  # many small reads, or one
     for parts in range(1, 12):
         for offset in (0, 1, 3):
             size = len(data)
             cuts = sorted({0, size, *((size * i // parts + offset) % size for i in range(1, parts))})
             pieces = [
-                b"".join(engine._range_chunks(io.BytesIO(data), start, stop))
-                for start, stop in itertools.pairwise(cuts)
+                b"".join(run._range_chunks(io.BytesIO(data), start, stop)) for start, stop in itertools.pairwise(cuts)
             ]
             assert b"".join(pieces) == data, (parts, offset)
             assert all(not piece or data.startswith(piece) or b"\n" + piece in data for piece in pieces)
@@ -91,11 +92,11 @@ def test_any_partitioning_gives_the_local_report(cluster: str, corpus: tuple[Pat
         jobs = check_paths(paths, options=CheckOptions(max_findings=max_findings, jobs=2)).as_dict()
         assert_same_report(jobs, expected)
         for blocks in (1, 2, 7):
-            report = engine.Report(options.version, options.profile)
+            report = Report(options.version, options.profile)
             tasks = engine.plan(sources(paths), report, blocks, 2)
-            ranges = [task for task in tasks if isinstance(task, engine.RangeInput)]
+            ranges = [task for task in tasks if isinstance(task, RangeTask)]
             kinds = {type(task) for task in tasks}
-            assert len(ranges) >= blocks and kinds == {engine.DocumentInput, engine.RangeInput, engine.StreamInput}
+            assert len(ranges) >= blocks and kinds == {DocumentTask, RangeTask, StreamTask}
             got = engine.check_sources_ray(sources(paths), options, blocks=blocks).as_dict()
             assert_same_report(got, expected)
 
@@ -160,7 +161,7 @@ def _running_check_workers() -> list[int]:
     return found
 
 
-def run_and_kill_one_worker(path: str, max_retries: int) -> tuple[engine.Report, int]:
+def run_and_kill_one_worker(path: str, max_retries: int) -> tuple[Report, int]:
     """Check ``path`` on Ray in a thread; SIGKILL the first worker seen running a check task."""
     result: dict[str, Any] = {}
 
@@ -181,7 +182,7 @@ def run_and_kill_one_worker(path: str, max_retries: int) -> tuple[engine.Report,
     thread.join(timeout=300)
     assert not thread.is_alive()
     assert killed, "no check task was seen running"
-    report: engine.Report = result["report"]
+    report: Report = result["report"]
     return report, killed
 
 
@@ -289,9 +290,9 @@ def test_an_object_gone_is_named(cluster: str, s3: S3, corpus: tuple[Path, list[
     _, paths = corpus
     kept = s3.put("gone/e.jsonl", Path(paths[-1]).read_bytes())
     gone = s3.put("gone/a.jsonl", Path(paths[0]).read_bytes())
-    tasks = engine.plan(sources([gone], s3.options), engine.Report(LATEST_VERSION, DEFAULT_PROFILE), 3, 2)
+    tasks = engine.plan(sources([gone], s3.options), Report(LATEST_VERSION, DEFAULT_PROFILE), 3, 2)
     s3.fs.rm(gone.removeprefix("s3://"))
-    tally, error = engine.run_task(tasks[1], CheckOptions())
+    tally, error = engine.run_on_node(tasks[1], CheckOptions())
     assert tally.lines == 0 and error == f"{gone}: no such object (or bucket) (bytes {tasks[1].start}-{tasks[1].stop})"
     report = engine.check_sources_ray([*sources([kept], s3.options), tasks[0].source], CheckOptions(), blocks=4)
     assert report.input_errors == [f"{gone}: no such object (or bucket)"]

@@ -60,6 +60,7 @@ NOT_ON_A_CLEAN_RUN = (
     "pyarrow",
     "verify_contract.check._remote",
     "verify_contract.ray",
+    "verify_contract.check._ray",
     # --follow: only when asked for
     "verify_contract.cli._follow",
     # the probe and its network client: only for `verify-contract probe`

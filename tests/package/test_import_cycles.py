@@ -9,8 +9,11 @@ cycle from import time to the first call), resolving ``from package import name`
 - a package ``__init__``'s lazy exports (PEP 562 ``__getattr__``): they re-export names for users and are
   no dependency of the modules below, which import each other by their full paths.
 
-Importing ``a.b.c`` also runs the ``__init__`` of ``a`` and ``a.b``; those are lazy or import only their own
-submodules, and the second rule keeps them out of the graph.
+A name imported from a package that re-exports it (``from verify_contract.check import Report``, listed in
+``check/__init__``, lazily under ``if TYPE_CHECKING:`` or eagerly) is an edge to the module that defines it
+(``check._report``), so the public surfaces hide no cycle. Importing ``a.b.c`` also runs the ``__init__`` of
+``a`` and ``a.b``; those are lazy or import only their own submodules, and the second rule keeps them out of
+the graph.
 """
 
 from __future__ import annotations
@@ -49,9 +52,34 @@ def _imports(node: ast.AST, in_init: bool) -> Iterator[ast.Import | ast.ImportFr
         yield from _imports(child, in_init)
 
 
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    base = node.module or ""
+    if node.level:  # relative: from the package, one level up per extra dot
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join([*anchor, *([node.module] if node.module else [])])
+    return base
+
+
+def reexports(paths: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """Each package's names imported from its own submodules by its ``__init__`` (at module level or under
+    ``if TYPE_CHECKING:``, its lazy exports) -> the submodule that defines each."""
+    found: dict[str, dict[str, str]] = {}
+    for name, path in paths.items():
+        if path.name != "__init__.py":
+            continue
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        statements = [*body, *(s for node in body if isinstance(node, ast.If) for s in node.body)]
+        for node in statements:
+            if isinstance(node, ast.ImportFrom) and (home := _absolute(node, name)).startswith(f"{name}."):
+                for alias in node.names:
+                    found.setdefault(name, {})[alias.asname or alias.name] = home
+    return found
+
+
 def import_graph(root: Path) -> dict[str, set[str]]:
     """Each module of the package at ``root`` and the package modules it imports."""
     paths = {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
+    exported = reexports(paths)
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
         is_init = path.name == "__init__.py"
@@ -61,12 +89,12 @@ def import_graph(root: Path) -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
                 continue
-            base = node.module or ""
-            if node.level:  # relative: from the package, one level up per extra dot
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            base = _absolute(node, package)
             for alias in node.names:
-                targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base)
+                if f"{base}.{alias.name}" in paths:
+                    targets.add(f"{base}.{alias.name}")
+                else:
+                    targets.add(exported.get(base, {}).get(alias.name, base))
         graph[name] = {t for t in targets if t in paths and t != name}
     return graph
 
@@ -149,9 +177,27 @@ def test_a_cycle_is_found(tmp_path: Path) -> None:
     assert cycles(import_graph(root)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
 
 
+def test_a_cycle_through_a_lazy_export_is_found(tmp_path: Path) -> None:
+    """A name taken from a package's lazy exports is an edge to the module defining it: a cycle through a
+    public surface is still one."""
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "sub" / "__init__.py").write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from pkg.sub._b import g\n"
+        "def __getattr__(name):\n    from pkg.sub import _b\n    return _b.g\n"
+    )
+    (root / "sub" / "_b.py").write_text("def g():\n    from pkg.a import f\n")
+    (root / "a.py").write_text("def f(): ...\n")
+    assert cycles(import_graph(root)) == []
+    (root / "a.py").write_text("from pkg.sub import g\ndef f(): ...\n")
+    assert import_graph(root)["pkg.a"] == {"pkg.sub._b"}
+    assert cycles(import_graph(root)) == [["pkg.a", "pkg.sub._b"]]
+
+
 FRONT_ENDS = {
     "verify_contract.__main__": "runs the CLI",
-    "verify_contract.ray": "runs check's pipeline on a Ray cluster",
+    "verify_contract.ray": "re-exports check's Ray engine (check/_ray) for users",
     "verify_contract.asgi": "serves probe, which scans with check's pre-check",
 }
 """The package's top-level modules that run check or the CLI; every other one is library code below them."""

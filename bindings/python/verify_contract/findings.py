@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
-from verify_contract.contract._model import contract_model
+from verify_contract.contract import contract_model
 from verify_contract.generated import LATEST_VERSION
 from verify_contract.records import FrozenRecord
 

@@ -10,8 +10,7 @@ from collections import Counter
 
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS, Tally
-from verify_contract.contract._resolved import Contract, resolve_contract
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Contract, Profile, resolve_contract
 from verify_contract.records import FrozenRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name

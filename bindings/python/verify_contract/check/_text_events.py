@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from verify_contract.check._outcome import Outcome
 from verify_contract.findings import Finding
-from verify_contract.reference._text_findings import (
+from verify_contract.reference import (
     CODED_SYNTAX_TAGS,
     NON_FINITE_TOKENS,
     SYNTAX_MESSAGES,
