@@ -29,7 +29,7 @@ from verify_contract.generated.contract_names import (
     RULE_BUDGET_MASKED_RATE,
 )
 from verify_contract.records import Record
-from verify_contract.reference._mask import MASK_ROLES
+from verify_contract.reference import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def value_at_path(row: Any, path: GroupPath) -> Any:
     return row
 
 
-def _label(value: Any) -> str:
+def group_label(value: Any) -> str:
     """A group value as text: strings as they are, numbers and booleans in JSON spelling, containers by
     type (a container is not a group key anyone meant), capped."""
     if value is None:
@@ -123,7 +123,7 @@ def _label(value: Any) -> str:
 
 
 def group_of(row: Any, paths: tuple[GroupPath, ...]) -> tuple[str, ...]:
-    return tuple(_label(value_at_path(row, path)) for path in paths)
+    return tuple(group_label(value_at_path(row, path)) for path in paths)
 
 
 def identity_of(row: Any) -> tuple[Any, ...] | None:
@@ -180,9 +180,9 @@ def document_state(document: Any) -> tuple[int, str | None]:
         if isinstance(container, Mapping) and path[-1] in container:
             value = container[path[-1]]
             if not isinstance(value, bool):
-                return FAILED, _kind_of(document)
+                return FAILED, kind_of(document)
             masked = masked or value
-    return (MASKED if masked else OK), _kind_of(document)
+    return (MASKED if masked else OK), kind_of(document)
 
 
 _KIND_FIELD = _MODEL.role(ROLE_FAILURE_KIND)
@@ -193,7 +193,9 @@ _KIND_PATH: GroupPath = _KIND_FIELD.path
 _KIND_KEY = _KIND_FIELD.name
 
 
-def _kind_of(row: Mapping[str, Any]) -> str | None:
+def kind_of(row: Mapping[str, Any]) -> str | None:
+    """A row's failure kind as the budget counts it: its ``failure_kind`` string, else a failures-file row's
+    failure class; None for neither. ``check`` reads a line's kind with it where its pre-check cannot."""
     kind = value_at_path(row, _KIND_PATH)
     if isinstance(kind, str) and kind:
         return kind
@@ -403,7 +405,7 @@ class FailureBudget:
     def observe_failure(self, row: Any, where: tuple[str, int | None] | None = None) -> list[BudgetEvent]:
         """One failed attempt with no usable verify response (a failures-file row): counted as failed, under
         its ``failure_kind``, else its ``_ng_failure_class``."""
-        kind = _kind_of(row) if isinstance(row, Mapping) else None
+        kind = kind_of(row) if isinstance(row, Mapping) else None
         group = group_of(row, self.group_paths) if self.group_paths else ()
         identity = identity_of(row) if self.track_identities else None
         return self.record(FAILED, kind, group, where, identity, failure_row=True)

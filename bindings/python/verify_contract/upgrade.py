@@ -6,10 +6,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Profile
 from verify_contract.generated.contract_names import ROLE_LEGACY_MASK, ROLE_MASK
-from verify_contract.reference._mask import MASK_ROLES, MaskTypeError, effective_mask
-from verify_contract.reference._validation import validate
+from verify_contract.reference import MASK_ROLES, MaskTypeError, effective_mask, validate
 
 
 class UpgradeError(ValueError):

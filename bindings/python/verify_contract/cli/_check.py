@@ -14,13 +14,13 @@ from verify_contract.cli import _extras as extras
 from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, output_error, write_outputs
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-    from verify_contract.check._budget import BudgetRun
+    from verify_contract.check import BudgetRun
 
 
 class ProgressLine:
@@ -135,7 +135,7 @@ def budget_wanted(args: argparse.Namespace) -> bool:
 def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
     """The run's budget from the flags (``UsageError`` for settings the budget refuses)."""
     from verify_contract.budget import BudgetError, FailureBudget
-    from verify_contract.check._budget import BudgetRun, FactSpec
+    from verify_contract.check import BudgetRun, FactSpec
 
     paths = [part for value in args.group_by or [] for part in value.split(",") if part.strip()]
     try:
@@ -166,7 +166,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         path = getattr(args, name)
         if path is None:
             continue
-        from verify_contract.check._outputs import output_problem
+        from verify_contract.check import output_problem
 
         problem = output_problem(path)
         if problem is not None:
@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"verify-contract check: {message(stop)} after the failure budget was breached", file=sys.stderr)
         return EXIT_BUDGET  # a breach outranks a stop
     except RuntimeError as failure:
-        from verify_contract.check._workers import WorkerDied  # only --jobs imports it
+        from verify_contract.check import WorkerDied  # only --jobs imports it
 
         if not isinstance(failure, WorkerDied):
             raise

@@ -16,11 +16,18 @@ import os
 import sys
 import time
 
-from verify_contract.check._budget import BudgetRun, FailuresRows, numbered_lines
-from verify_contract.check._lines import CheckOptions, check_chunk
-from verify_contract.check._report import Report
-from verify_contract.check._run import add_budget_findings, add_sidecar_findings
-from verify_contract.check._tail import Tail, TailError
+from verify_contract.check import (
+    BudgetRun,
+    CheckOptions,
+    FailuresRows,
+    Report,
+    Tail,
+    TailError,
+    add_budget_findings,
+    add_sidecar_findings,
+    check_chunk,
+    numbered_lines,
+)
 from verify_contract.cli import _stops as stops
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
 
@@ -35,12 +42,11 @@ POLL_SECONDS = 0.1
 
 
 def follow(args: argparse.Namespace, budget: BudgetRun | None) -> int:
-    from verify_contract.check._budget_report import event_line
-    from verify_contract.check._sidecars import SIDECAR_SUFFIX, is_sidecar
+    from verify_contract.check import SIDECAR_SUFFIX, event_line, is_sidecar
     from verify_contract.cli._check_output import finding_line, format_json, format_text, output_error, write_outputs
 
     if args.metrics_file:
-        from verify_contract.check._budget_metrics import write_metrics
+        from verify_contract.check import write_metrics
 
     if len(args.paths) != 1 or args.paths[0] == "-" or os.path.isdir(args.paths[0]):
         print("verify-contract check: --follow follows one file (not stdin, a directory or several)", file=sys.stderr)

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, EXIT_UNREACHABLE, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
 
 DEFAULT_PATH = "/verify"
 
@@ -41,8 +41,7 @@ def _id_list(text: str, known: tuple[str, ...], option: str) -> tuple[str, ...]:
 def selected_checks(args: argparse.Namespace) -> tuple[str, ...]:
     """The checks asked for. ``all`` means every check that can run: the probe skips, and reports, one that
     cannot (``probe-latency`` without ``--max-latency``); naming such a check is a usage error."""
-    from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
-    from verify_contract.probe._checks import runnable_checks
+    from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS, runnable_checks
 
     chosen = _id_list(args.checks, CHECK_IDS, "--checks") if args.checks else DEFAULT_CHECKS
     if args.max_latency is not None and not args.checks and "probe-latency" not in chosen:
@@ -76,14 +75,13 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print("verify-contract probe: needs aiohttp: pip install 'verify-contract[probe]'", file=sys.stderr)
         return EXIT_USAGE
-    from verify_contract.probe import CaseError, Settings, file_cases, format_report, probe, replay_cases
-    from verify_contract.probe._redact import SECRET_NAMES
+    from verify_contract.probe import SECRET_NAMES, CaseError, Settings, file_cases, format_report, probe, replay_cases
 
     try:
         endpoint = endpoint_of(args.url, args.path)
         checks = selected_checks(args)
         if args.output is not None:  # tried before the probe runs, not after (check._outputs)
-            from verify_contract.check._outputs import output_problem
+            from verify_contract.check import output_problem
 
             problem = output_problem(args.output)
             if problem is not None:
@@ -114,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     report = probe(endpoint, cases, settings)
     text = format_report(report, args.format, args.max_findings)
     if args.output:
-        from verify_contract.check._outputs import written_whole
+        from verify_contract.check import written_whole
 
         try:
             with written_whole(args.output) as temporary:
@@ -141,9 +139,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(commands: Any) -> None:
-    from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS, MAX_REPLY_BYTES
-    from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES
-    from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: the command's help stays light
+    from verify_contract.probe import (
+        CHECKS,
+        DEFAULT_CHECKS,
+        DEFAULT_MAX_REQUESTS,  # not _runner: the command's help stays light
+        MAX_REPLY_BYTES,
+        MIN_SECRET_LENGTH,
+        REDACTED,
+        SECRET_NAMES,
+    )
 
     checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)
     probe = commands.add_parser(

@@ -16,7 +16,7 @@ import keyword
 import re
 from typing import Any
 
-from verify_contract.contract._model import MASK_ROLES
+from verify_contract.contract import MASK_ROLES
 from verify_contract.generated.contract_names import ROLE_LEGACY_MASK, ROLE_MASK
 
 # Keywords the built-in targets check in generated code, per JSON kind of the value.
