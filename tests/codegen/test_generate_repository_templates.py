@@ -80,7 +80,7 @@ def test_each_versions_python_package_is_the_command_lines_output(version: str, 
 
 
 @pytest.mark.parametrize(("folder", "where", "files"), [
-    ("python/root", GENERATED_PYTHON, ["__init__.py", "failure_kinds.py"]),
+    ("python/root", GENERATED_PYTHON, ["__init__.py", "contract_names.py", "failure_kinds.py"]),
     ("python/latest", GENERATED_PYTHON / "latest", ["__init__.py", "models.py", "typeddicts.py"]),
 ])  # fmt: skip
 def test_the_python_package_files_are_the_command_lines_output(
