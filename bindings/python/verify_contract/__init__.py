@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.bindings import model_class, typeddict_adapter
+    from verify_contract.contract import MaskTypeError, effective_mask
     from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
     from verify_contract.findings import RULES, Finding, Rule, Severity
     from verify_contract.generated import failure_kinds
     from verify_contract.reference._jsonio import Parsed, parse_json
-    from verify_contract.reference._mask import MaskTypeError, effective_mask
     from verify_contract.reference._validation import ValidationResult, validate
     from verify_contract.upgrade import UpgradeError, UpgradeResult, upgrade
 
@@ -61,8 +61,8 @@ _SOURCES = {
     "failure_kinds": "verify_contract.generated.failure_kinds",
     "Parsed": "verify_contract.reference._jsonio",
     "parse_json": "verify_contract.reference._jsonio",
-    "MaskTypeError": "verify_contract.reference._mask",
-    "effective_mask": "verify_contract.reference._mask",
+    "MaskTypeError": "verify_contract.contract",
+    "effective_mask": "verify_contract.contract",
     "UpgradeError": "verify_contract.upgrade",
     "UpgradeResult": "verify_contract.upgrade",
     "upgrade": "verify_contract.upgrade",

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from verify_contract._counted import counted
+from verify_contract.contract import cap
 from verify_contract.contract._versions import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
@@ -34,7 +35,6 @@ from verify_contract.probe._checks import (
     MAX_REPLY_BYTES,
     Reply,
     breaking,
-    cap,
     judge_reply,
     problem_details,
     wire_profile,

@@ -21,8 +21,8 @@ from operator import add, floordiv
 
 from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, MAX_DISTINCT
 from verify_contract._counted import counted
+from verify_contract.contract import ABSENT, MaskTypeError, effective_mask, value_at
 from verify_contract.records import Record
-from verify_contract.reference._mask import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ __all__ = [
     "identity_of",
     "ordered_rollouts",
     "parse_group_path",
-    "value_at_path",
 ]
 
 OK, MASKED, FAILED = 0, 1, 2
@@ -96,19 +95,10 @@ def parse_group_path(text: str) -> GroupPath:
     return parts
 
 
-def value_at_path(row: Any, path: GroupPath) -> Any:
-    """The value at a member path, or None when a member on the way is missing or not an object."""
-    for part in path:
-        if not isinstance(row, Mapping) or part not in row:
-            return None
-        row = row[part]
-    return row
-
-
 def _label(value: Any) -> str:
     """A group value as text: strings as they are, numbers and booleans in JSON spelling, containers by
-    type (a container is not a group key anyone meant), capped."""
-    if value is None:
+    type (a container is not a group key anyone meant), capped. Absent and null are one group, ``(absent)``."""
+    if value is ABSENT or value is None:
         return ABSENT_GROUP
     if isinstance(value, str):
         return value if len(value) <= VALUE_CAP else value[:VALUE_CAP] + "..."
@@ -120,7 +110,7 @@ def _label(value: Any) -> str:
 
 
 def group_of(row: Any, paths: tuple[GroupPath, ...]) -> tuple[str, ...]:
-    return tuple(_label(value_at_path(row, path)) for path in paths)
+    return tuple(_label(value_at(row, path)) for path in paths)
 
 
 def identity_of(row: Any) -> tuple[Any, ...] | None:
@@ -169,16 +159,10 @@ def document_state(document: Any) -> tuple[int, str | None]:
     not a boolean, is failed (a consumer refuses it, SPEC 4.2); an effective mask of true is masked."""
     if not isinstance(document, Mapping):
         return FAILED, None
-    masked = False
-    for path in MASK_ROLES.values():
-        container: Any = document
-        for part in path[:-1]:
-            container = container.get(part) if isinstance(container, Mapping) else None
-        if isinstance(container, Mapping) and path[-1] in container:
-            value = container[path[-1]]
-            if not isinstance(value, bool):
-                return FAILED, _kind_of(document)
-            masked = masked or value
+    try:
+        masked = effective_mask(document)
+    except MaskTypeError:
+        return FAILED, _kind_of(document)
     return (MASKED if masked else OK), _kind_of(document)
 
 
@@ -186,7 +170,7 @@ _KIND_PATH: GroupPath = ("failure_kind",)
 
 
 def _kind_of(row: Mapping[str, Any]) -> str | None:
-    kind = value_at_path(row, _KIND_PATH)
+    kind = value_at(row, _KIND_PATH)
     if isinstance(kind, str) and kind:
         return kind
     failure_class = row.get(FAILURE_CLASS_KEY)

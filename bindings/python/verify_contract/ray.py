@@ -38,6 +38,7 @@ from verify_contract.check._run import (
 )
 from verify_contract.check._source import InputError, Source
 from verify_contract.check._tasks import RangeTask
+from verify_contract.contract import cap
 from verify_contract.records import FrozenRecord
 
 if TYPE_CHECKING:
@@ -272,7 +273,7 @@ def _run_batch(batch: pyarrow.Table, options: CheckOptions) -> pyarrow.Table:
 def _one_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = lines[-1] if lines else type(error).__name__
-    return text if len(text) <= 300 else text[:300] + "..."
+    return cap(text)
 
 
 def _describe_task(task: DocumentInput | StreamInput | RangeInput) -> str:

@@ -33,9 +33,10 @@ import os
 from functools import cache, lru_cache
 
 from verify_contract.check._outcome import Outcome, facts
+from verify_contract.contract import json_pointer
 from verify_contract.contract._model import Field, ResolvedModel
 from verify_contract.contract._versions import Profile
-from verify_contract.findings import RULES, Finding, Severity, finding, json_pointer
+from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
 from verify_contract.reference._schema_messages import json_text
 from verify_contract.reference._semantic import ecma_search, semantic_findings

@@ -28,7 +28,7 @@ from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines, read_header
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
-from verify_contract.contract._model import ResolvedModel, contract_model, mask_locations, model_from_data
+from verify_contract.contract import ResolvedModel, contract_model, mask_locations, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
 # The profile value of a request for every profile of the version at once (the ``binding`` context).

@@ -16,7 +16,7 @@ import keyword
 import re
 from typing import Any
 
-from verify_contract.contract._model import MASK_ROLES
+from verify_contract.contract import MASK_ROLES, pointer_path
 
 # Keywords the built-in targets check in generated code, per JSON kind of the value.
 CHECKED_KEYWORDS: dict[str, frozenset[str]] = {
@@ -242,9 +242,9 @@ def build_view(
     roles = {**{k: v for k, v in model["roles"].items() if k in MASK_ROLES}, **(mask_roles or {})}
     mask = legacy = None
     if "mask" in roles:
-        mask = {"pointer": roles["mask"], "path": roles["mask"].strip("/").split("/")}
+        mask = {"pointer": roles["mask"], "path": list(pointer_path(roles["mask"]))}
     if "legacy_mask" in roles:
-        legacy = {"pointer": roles["legacy_mask"], "path": roles["legacy_mask"].strip("/").split("/")}
+        legacy = {"pointer": roles["legacy_mask"], "path": list(pointer_path(roles["legacy_mask"]))}
     kinds = model["failure_kinds"]
     return {
         "version": model["version"],

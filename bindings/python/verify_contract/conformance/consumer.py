@@ -33,6 +33,7 @@ from functools import cache
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, short
+from verify_contract.contract import MaskTypeError, effective_mask, json_pointer, version_key
 from verify_contract.contract._model import ResolvedModel, contract_model
 from verify_contract.contract._schemas import declared_fields, registered_failure_kinds
 from verify_contract.contract._versions import (
@@ -41,10 +42,8 @@ from verify_contract.contract._versions import (
     Profile,
     check_profile,
     check_version,
-    version_key,
 )
 from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._mask import effective_mask
 from verify_contract.reference._validation import validate
 from verify_contract.vectors import Vector, load_vectors
 
@@ -69,15 +68,11 @@ def _profile_echo(version: str, profile: Profile) -> dict[str, Any]:
         if not types:
             return None
         if "object" in types:
-            return {name: empty(f"{pointer}/{_escaped(name)}") for name in nested.get(pointer, ())}
+            return {name: empty(pointer + json_pointer([name])) for name in nested.get(pointer, ())}
         return _EMPTY[types[0]]
 
     base = model.profiles[model.default_profile].required
-    return {name: empty(f"/{_escaped(name)}") for name in model.profiles[profile].required if name not in base}
-
-
-def _escaped(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
+    return {name: empty(json_pointer([name])) for name in model.profiles[profile].required if name not in base}
 
 
 def profile_echo(version: str, profile: Profile) -> dict[str, Any]:
@@ -197,7 +192,7 @@ def _expected_mask(document: Any) -> bool | None:
         return None
     try:
         return effective_mask(document)
-    except TypeError:  # MaskTypeError: a non-boolean mask
+    except MaskTypeError:  # a non-boolean mask
         return None
 
 

@@ -12,8 +12,9 @@ from pydantic import BaseModel
 from verify_contract.conformance.consumer import with_echo
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, short
+from verify_contract.contract import json_pointer, pointer_path
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
-from verify_contract.findings import Finding, Severity, json_pointer
+from verify_contract.findings import Finding, Severity
 from verify_contract.reference._jsonio import json_equal, parse_json
 from verify_contract.reference._validation import validate
 from verify_contract.vectors import Vector, load_vectors
@@ -61,8 +62,7 @@ def _is_null_at(document: Any, pointer: str | None) -> bool:
     if not pointer or not isinstance(document, dict):
         return False
     value: Any = document
-    for token in pointer.lstrip("/").split("/"):
-        key = token.replace("~1", "/").replace("~0", "~")
+    for key in pointer_path(pointer):
         if isinstance(value, dict) and key in value:
             value = value[key]
         elif isinstance(value, list) and key.isdigit() and int(key) < len(value):

@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from verify_contract.contract import MaskTypeError, effective_mask, value_at
 from verify_contract.contract._model import Field, contract_model
 from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.generated.failure_kinds import PROTOCOL_VIOLATION
-from verify_contract.reference._mask import MaskTypeError, effective_mask
 from verify_contract.reference._validation import validate
 
 RESULT_KEY = "full_result"
@@ -106,15 +106,6 @@ def verify_response_of(result: Any) -> Any:
     return result
 
 
-def _at(document: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = document
-    for part in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(part)
-    return value
-
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -144,12 +135,17 @@ def read_outcome(result: Any, *, profile: Profile = DEFAULT_PROFILE, version: st
         mask = effective_mask(document)
     except MaskTypeError:
         mask = False
-    reward = _number(_at(document, REWARD_PATH))
+    reward = _number(value_at(document, REWARD_PATH))
     if errors:
         return Outcome(reward, mask, PROTOCOL_VIOLATION, _capped(errors[0].message), verdict, findings)
-    kind = _at(document, KIND_PATH)
+    kind = value_at(document, KIND_PATH)
     return Outcome(
-        reward, mask, kind if isinstance(kind, str) else None, _capped(_at(document, REASON_PATH)), verdict, findings
+        reward,
+        mask,
+        kind if isinstance(kind, str) else None,
+        _capped(value_at(document, REASON_PATH)),
+        verdict,
+        findings,
     )
 
 
