@@ -16,13 +16,28 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
 
 import verify_contract
+from verify_contract.budget import ABSENT_GROUP, FailureBudget
 from verify_contract.conformance.consumer import profile_echo
-from verify_contract.contract import MASK_ROLES, contract_model, mask_paths
+from verify_contract.contract import (
+    ABSENT,
+    MASK_ROLES,
+    MESSAGE_CAP,
+    MaskTypeError,
+    cap,
+    contract_model,
+    effective_mask,
+    json_pointer,
+    mask_paths,
+    pointer_path,
+    value_at,
+    version_key,
+)
 from verify_contract.contract._versions import LATEST_VERSION
 from verify_contract.probe._checks import wire_profile
 
@@ -118,3 +133,53 @@ def test_the_rule_of_the_reader_is_every_paths_rule(name: str, answers: dict[str
     assert found.keys() == want.keys()
     astray = {path: found[path] for path in want if found[path] != want[path]}
     assert not astray, f"{name}: these paths do not read the mask by contract/_document.py's rule: {astray}"
+
+
+# -- the other readings, each stated once in contract/_document.py ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "pointer"),
+    [((), ""), (("a",), "/a"), (("a/b", "c~d"), "/a~1b/c~0d"), (("~1",), "/~01"), (("",), "/"), (("", ""), "//")],
+)
+def test_a_json_pointer_is_written_and_read_back(path: tuple[str, ...], pointer: str) -> None:
+    assert json_pointer(path) == pointer and pointer_path(pointer) == path
+    with pytest.raises(ValueError, match="not a JSON Pointer"):
+        pointer_path("a" + pointer)
+
+
+def test_absent_is_not_null() -> None:
+    document = {"a": {"b": None, "c": [1]}, "d": "x"}
+    assert value_at(document, ("a", "b")) is None
+    assert value_at(document, ()) is document and value_at(document, ("a", "c")) == [1]
+    for path in [("z",), ("a", "z"), ("d", "b"), ("a", "c", "0"), ("a", "b", "c")]:
+        assert value_at(document, path) is ABSENT, path
+    assert not ABSENT and repr(ABSENT) == "ABSENT"
+    assert value_at(MappingProxyType({"k": 1}), ("k",)) == 1  # any Mapping is an object
+
+
+def test_versions_are_ordered_by_release_not_by_text() -> None:
+    assert sorted(["1.10.0", "1.9.0", "1.2.0", "2.0.0"], key=version_key) == ["1.2.0", "1.9.0", "1.10.0", "2.0.0"]
+
+
+def test_a_long_message_is_cut_at_the_cap_and_says_how_much_was_left_out() -> None:
+    assert cap("x" * MESSAGE_CAP) == "x" * MESSAGE_CAP
+    assert cap("x" * (MESSAGE_CAP + 1234)) == "x" * MESSAGE_CAP + "... (1,234 more characters)"
+    assert cap("abcdef", 2) == "ab... (4 more characters)"
+
+
+def test_a_document_that_is_no_object_has_no_mask() -> None:
+    for document in ([], None, 1.0, "x"):
+        with pytest.raises(MaskTypeError, match="a verify response is a JSON object"):
+            effective_mask(document)  # type: ignore[arg-type]
+
+
+def test_the_budget_groups_an_absent_member_as_its_own_group() -> None:
+    """SPEC 11.2: a missing member or a container on the way that is not an object is ``(absent)`` (and so is
+    null); the budget reads the group path with ``value_at``."""
+    budget = FailureBudget(group_by=["env.name"])
+    rows = [{"env": {"name": "a"}}, {"env": None}, {"env": {"name": None}}, {}, {"env": "s"}, {"env": {"name": {}}}]
+    for row in rows:
+        budget.observe(row)
+    groups = {group["group"]["env.name"]: group["rollouts"] for group in budget.summary()["groups"]}
+    assert groups == {ABSENT_GROUP: 4, "(object)": 1, "a": 1}

@@ -27,21 +27,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-__all__ = [
-    "ABSENT",
-    "MASK_ROLES",
-    "MESSAGE_CAP",
-    "MaskTypeError",
-    "cap",
-    "effective_mask",
-    "json_pointer",
-    "mask_locations",
-    "mask_paths",
-    "pointer_path",
-    "value_at",
-    "version_key",
-]
-
 
 # -- member paths ---------------------------------------------------------------------------------------------
 class _Absent:
