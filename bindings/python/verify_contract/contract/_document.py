@@ -70,7 +70,7 @@ def pointer_path(pointer: str) -> tuple[str, ...]:
     if not pointer:
         return ()
     if not pointer.startswith("/"):
-        raise ValueError(f"{pointer!r} is not a JSON Pointer: it starts with '/' or is empty")
+        raise ValueError(f"{pointer!r} is not a JSON Pointer (one is empty or starts with '/')")
     return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/"))
 
 
