@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 from python_targets import PYTHON_TARGETS, decoder, import_path, render_python_target, text_reader
 
+from verify_contract import MaskTypeError, effective_mask
 from verify_contract.bindings import model_class
 from verify_contract.contract._model import contract_model
 from verify_contract.contract._versions import CONTRACT_VERSIONS
 from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._mask import MaskTypeError, effective_mask
 from verify_contract.reference._validation import validate
 
 from big_numbers import same_value

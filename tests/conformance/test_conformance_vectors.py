@@ -7,13 +7,12 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
+from verify_contract import MaskTypeError, effective_mask, model_class, parse_json, typeddict_adapter, validate
 from verify_contract.check import CheckOptions, check_chunk
 from verify_contract.contract._model import contract_model
 from verify_contract.contract._versions import LATEST_VERSION
 from verify_contract.findings import Severity
 from verify_contract.reference._jsonio import json_equal
-from verify_contract.reference._mask import MaskTypeError
 from verify_contract.vectors import Vector
 
 from conftest import VECTORS, vector_ids

@@ -25,7 +25,6 @@ ENTRY_POINTS = {
     ("check/_budget_metrics.py", "_collector"),  # --metrics-file: a finished Report names its contract
     # Import-time constants, not a run's contract: the same whatever version a run checks.
     ("check/_budget.py", "_text_rules"),  # the text-scope rules (the latest catalogue holds every rule)
-    ("reference/_mask.py", "_mask_roles"),  # where the mask lives, over every shipped version
     ("reference/_text_findings.py", "<module>"),  # the depth limit (the pre-check declines another)
 }
 

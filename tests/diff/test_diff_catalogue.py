@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
+from verify_contract.contract import pointer_path, version_key
 from verify_contract.contract._registry import parse_registry
 from verify_contract.diff import RULES, Break, Report, diff_sides, load_side
 from verify_contract.diff.rules import direction_label
@@ -32,12 +33,8 @@ VECTORS = load_vectors()
 META_RULES = {"VERSION_BUMP_INSUFFICIENT"}
 
 
-def _tokens(pointer: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-
-
 def _parent(document: Any, pointer: str) -> tuple[Any, str]:
-    *head, last = _tokens(pointer)
+    *head, last = pointer_path(pointer)
     for token in head:
         document = document[int(token)] if isinstance(document, list) else document[token]
     return document, last
@@ -76,18 +73,14 @@ def released(version: str, name: str) -> Any:
     return json.loads((ROOT / "schema" / "versions" / version / name).read_text(encoding="utf-8"))
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in str(version).split("."))
-
-
 def registry_data() -> Any:
     """The registry as the catalogue's base version knows it: a kind added or deprecated in a later release
     of the repository (whose version the synthetic trees do not hold) is left out or undeprecated."""
     data = yaml.safe_load((ROOT / "schema" / "registry" / "failure_kinds.yaml").read_text(encoding="utf-8"))
-    base = _version_key(BASE)
-    kinds = [kind for kind in data["kinds"] if _version_key(kind["added_in"]) <= base]
+    base = version_key(BASE)
+    kinds = [kind for kind in data["kinds"] if version_key(kind["added_in"]) <= base]
     for kind in kinds:
-        if "deprecated" in kind and _version_key(kind["deprecated"]["in"]) > base:
+        if "deprecated" in kind and version_key(kind["deprecated"]["in"]) > base:
             del kind["deprecated"]
     return {**data, "kinds": kinds}
 

@@ -17,8 +17,7 @@ import pytest
 from verify_contract.budget import BUDGET_RULES
 from verify_contract.cli import main
 from verify_contract.conformance.obligations import OBLIGATIONS
-from verify_contract.contract import contract_model
-from verify_contract.contract._model import version_key
+from verify_contract.contract import contract_model, version_key
 from verify_contract.diff import diff_specs
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 from verify_contract.vectors import load_vectors

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from verify_contract.contract import contract_model
-from verify_contract.contract._model import version_key
+from verify_contract.contract import contract_model, version_key
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 
 from site_pages import build

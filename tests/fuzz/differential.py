@@ -32,13 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
+from verify_contract import MaskTypeError, effective_mask, model_class, parse_json, typeddict_adapter, validate
 from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check._inputs import document_hint
 from verify_contract.contract._versions import CONTRACT_VERSIONS, PROFILES
 from verify_contract.findings import Severity
 from verify_contract.reference._jsonio import JSON_WHITESPACE, first_defect, json_equal
-from verify_contract.reference._mask import MaskTypeError
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "vectors"

@@ -222,7 +222,7 @@ from verify_contract.codegen import read_file_header
 from verify_contract.conformance import check_consumer
 from verify_contract.conformance.consumer import profile_echo
 from verify_contract.generated import latest
-from verify_contract.reference._mask import effective_mask
+from verify_contract import effective_mask
 from verify_contract.upgrade import UpgradeError, upgrade
 from verify_contract.contract._versions import LATEST_VERSION
 from verify_contract.cli import main

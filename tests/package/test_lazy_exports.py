@@ -7,11 +7,10 @@ import sys
 import textwrap
 
 import verify_contract
-from verify_contract import bindings, findings, upgrade
+from verify_contract import bindings, contract, findings, upgrade
 from verify_contract.contract import _versions as versions
 from verify_contract.generated import failure_kinds
 from verify_contract.reference import _jsonio as jsonio
-from verify_contract.reference import _mask as mask
 from verify_contract.reference import _validation as validation
 
 
@@ -30,7 +29,7 @@ def test_import_pulls_in_neither_pydantic_nor_jsonschema() -> None:
 
 
 def test_every_export_is_the_defining_modules_object() -> None:
-    sources = (bindings, findings, jsonio, mask, validation, versions, sys.modules["verify_contract.upgrade"])
+    sources = (bindings, contract, findings, jsonio, validation, versions, sys.modules["verify_contract.upgrade"])
     for name in verify_contract.__all__:
         value = getattr(verify_contract, name)
         if name == "failure_kinds":

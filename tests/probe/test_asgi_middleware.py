@@ -208,8 +208,8 @@ def test_the_pre_check_shortcut_never_hides_a_finding() -> None:
     """The middleware lets check's compiled pre-check prove a reply clean (need_values=False): over every
     conformance vector holding a document, both ways find the same."""
     from verify_contract.check import _fastpath as fastpath
+    from verify_contract.contract import ABSENT
     from verify_contract.probe._checks import Reply, judge_reply
-    from verify_contract.reference._semantic import ABSENT
     from verify_contract.vectors import load_vectors
 
     if not fastpath.available():

@@ -8,9 +8,15 @@ import pytest
 from verify_contract import MaskTypeError, effective_mask
 from verify_contract.codegen import renderer
 from verify_contract.codegen._binding import contract_facts
-from verify_contract.contract._model import MASK_ROLES, contract_model, mask_locations, model_from_data
+from verify_contract.contract import (
+    MASK_ROLES,
+    contract_model,
+    mask_locations,
+    mask_paths,
+    model_from_data,
+    pointer_path,
+)
 from verify_contract.contract._versions import CONTRACT_VERSIONS
-from verify_contract.reference._mask import MASK_ROLES as MASK_ROLES_OF_RUNTIME
 
 
 @pytest.mark.parametrize(
@@ -65,14 +71,14 @@ def test_every_reader_of_the_mask_reads_the_same_places() -> None:
     """The Python runtime, the bindings' generated mask paths and ``verify-contract generate`` agree, also
     for a next version that stops declaring the legacy location (SPEC 4.2 keeps reading it in 1.x)."""
     shipped = _shipped_models()
-    python_paths = [list(path) for path in MASK_ROLES_OF_RUNTIME.values()]
+    python_paths = [list(path) for path in mask_paths().values()]
     assert contract_facts(shipped)["mask_paths"] == python_paths and len(python_paths) == len(MASK_ROLES)
     following = _next_without_legacy()
     with_next = {**shipped, following["version"]: following}
     expected = mask_locations(model["roles"] for model in with_next.values())
     assert expected == mask_locations(model["roles"] for model in shipped.values())
-    assert contract_facts(with_next)["mask_paths"] == [pointer.strip("/").split("/") for pointer in expected.values()]
+    assert contract_facts(with_next)["mask_paths"] == [list(pointer_path(pointer)) for pointer in expected.values()]
     # ``verify-contract generate`` over a model the package does not ship reads the shipped versions too.
     request = renderer.Request("go", following["version"], following["default_profile"], model=following)
     generated = contract_facts(renderer._models(request, model_from_data(following)))
-    assert generated["mask_paths"] == [pointer.strip("/").split("/") for pointer in expected.values()]
+    assert generated["mask_paths"] == [list(pointer_path(pointer)) for pointer in expected.values()]

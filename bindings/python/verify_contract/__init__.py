@@ -18,10 +18,17 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.bindings import model_class, typeddict_adapter
-    from verify_contract.contract import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+    from verify_contract.contract import (
+        CONTRACT_VERSIONS,
+        LATEST_VERSION,
+        PROFILES,
+        MaskTypeError,
+        Profile,
+        effective_mask,
+    )
     from verify_contract.findings import RULES, Finding, Rule, Severity
     from verify_contract.generated import failure_kinds
-    from verify_contract.reference import MaskTypeError, Parsed, ValidationResult, effective_mask, parse_json, validate
+    from verify_contract.reference import Parsed, ValidationResult, parse_json, validate
     from verify_contract.upgrade import UpgradeError, UpgradeResult, upgrade
 
 __all__ = [
@@ -59,8 +66,8 @@ _SOURCES = {
     "failure_kinds": "verify_contract.generated.failure_kinds",
     "Parsed": "verify_contract.reference",
     "parse_json": "verify_contract.reference",
-    "MaskTypeError": "verify_contract.reference",
-    "effective_mask": "verify_contract.reference",
+    "MaskTypeError": "verify_contract.contract",
+    "effective_mask": "verify_contract.contract",
     "UpgradeError": "verify_contract.upgrade",
     "UpgradeResult": "verify_contract.upgrade",
     "upgrade": "verify_contract.upgrade",

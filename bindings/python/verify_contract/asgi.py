@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from verify_contract._counted import counted
-from verify_contract.contract import LATEST_VERSION, Profile
+from verify_contract.contract import LATEST_VERSION, Profile, cap
 from verify_contract.findings import Finding
 from verify_contract.probe import (
     DEFAULT_CHECKS,
@@ -36,7 +36,6 @@ from verify_contract.probe import (
     Redactor,
     Reply,
     breaking,
-    cap,
     judge_reply,
     problem_details,
     wire_profile,

@@ -21,7 +21,7 @@ from operator import add, floordiv
 
 from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, MAX_DISTINCT
 from verify_contract._counted import counted
-from verify_contract.contract import contract_model
+from verify_contract.contract import ABSENT, MaskTypeError, contract_model, effective_mask, value_at
 from verify_contract.generated import LATEST_VERSION
 from verify_contract.generated.contract_names import (
     ROLE_FAILURE_KIND,
@@ -29,7 +29,6 @@ from verify_contract.generated.contract_names import (
     RULE_BUDGET_MASKED_RATE,
 )
 from verify_contract.records import Record
-from verify_contract.reference import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -45,7 +44,6 @@ __all__ = [
     "identity_of",
     "ordered_rollouts",
     "parse_group_path",
-    "value_at_path",
 ]
 
 OK, MASKED, FAILED = 0, 1, 2
@@ -99,19 +97,10 @@ def parse_group_path(text: str) -> GroupPath:
     return parts
 
 
-def value_at_path(row: Any, path: GroupPath) -> Any:
-    """The value at a member path, or None when a member on the way is missing or not an object."""
-    for part in path:
-        if not isinstance(row, Mapping) or part not in row:
-            return None
-        row = row[part]
-    return row
-
-
 def group_label(value: Any) -> str:
     """A group value as text: strings as they are, numbers and booleans in JSON spelling, containers by
-    type (a container is not a group key anyone meant), capped."""
-    if value is None:
+    type (a container is not a group key anyone meant), capped. Absent and null are one group, ``(absent)``."""
+    if value is ABSENT or value is None:
         return ABSENT_GROUP
     if isinstance(value, str):
         return value if len(value) <= VALUE_CAP else value[:VALUE_CAP] + "..."
@@ -123,7 +112,7 @@ def group_label(value: Any) -> str:
 
 
 def group_of(row: Any, paths: tuple[GroupPath, ...]) -> tuple[str, ...]:
-    return tuple(group_label(value_at_path(row, path)) for path in paths)
+    return tuple(group_label(value_at(row, path)) for path in paths)
 
 
 def identity_of(row: Any) -> tuple[Any, ...] | None:
@@ -172,16 +161,10 @@ def document_state(document: Any) -> tuple[int, str | None]:
     not a boolean, is failed (a consumer refuses it, SPEC 4.2); an effective mask of true is masked."""
     if not isinstance(document, Mapping):
         return FAILED, None
-    masked = False
-    for path in MASK_ROLES.values():
-        container: Any = document
-        for part in path[:-1]:
-            container = container.get(part) if isinstance(container, Mapping) else None
-        if isinstance(container, Mapping) and path[-1] in container:
-            value = container[path[-1]]
-            if not isinstance(value, bool):
-                return FAILED, kind_of(document)
-            masked = masked or value
+    try:
+        masked = effective_mask(document)
+    except MaskTypeError:
+        return FAILED, kind_of(document)
     return (MASKED if masked else OK), kind_of(document)
 
 
@@ -196,7 +179,7 @@ _KIND_KEY = _KIND_FIELD.name
 def kind_of(row: Mapping[str, Any]) -> str | None:
     """A row's failure kind as the budget counts it: its ``failure_kind`` string, else a failures-file row's
     failure class; None for neither. ``check`` reads a line's kind with it where its pre-check cannot."""
-    kind = value_at_path(row, _KIND_PATH)
+    kind = value_at(row, _KIND_PATH)
     if isinstance(kind, str) and kind:
         return kind
     failure_class = row.get(FAILURE_CLASS_KEY)

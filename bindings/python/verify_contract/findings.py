@@ -145,7 +145,3 @@ _set_rule, _set_severity, _set_message, _set_pointer, _set_file, _set_context = 
 
 def finding(rule_id: str, message: str, pointer: str = "") -> Finding:
     return Finding(rule_id, RULES[rule_id].severity, message, pointer)
-
-
-def json_pointer(path: list[str | int]) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)

@@ -6,9 +6,19 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.contract import (
+    ABSENT,
+    DEFAULT_PROFILE,
+    LATEST_VERSION,
+    MaskTypeError,
+    Profile,
+    effective_mask,
+    json_pointer,
+    mask_paths,
+    value_at,
+)
 from verify_contract.generated.contract_names import ROLE_LEGACY_MASK, ROLE_MASK
-from verify_contract.reference import MASK_ROLES, MaskTypeError, effective_mask, validate
+from verify_contract.reference import validate
 
 
 class UpgradeError(ValueError):
@@ -25,23 +35,12 @@ class UpgradeResult:
         return bool(self.changes)
 
 
-def _container(document: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any] | None:
-    """The object holding the member at ``path``, or None when a step on the way is not an object."""
-    container = document
-    for part in path[:-1]:
-        inner = container.get(part)
-        if not isinstance(inner, dict):
-            return None
-        container = inner
-    return container
-
-
 def _mirror_mask(document: dict[str, Any], top: tuple[str, ...], legacy: tuple[str, ...], masked: bool) -> str | None:
     """Write the effective mask at ``top`` when the legacy place holds a mask; the change made, if any."""
-    legacy_holder, top_holder = _container(document, legacy), _container(document, top)
-    if legacy_holder is None or legacy[-1] not in legacy_holder or top_holder is None:
+    top_holder = value_at(document, top[:-1])
+    if value_at(document, legacy) is ABSENT or not isinstance(top_holder, dict):
         return None
-    where = "/" + "/".join(part.replace("~", "~0").replace("/", "~1") for part in top)
+    where = json_pointer(top)
     if top[-1] not in top_holder:
         top_holder[top[-1]] = masked
         return f"{where}: added {str(masked).lower()} from the legacy {'.'.join(legacy)}"
@@ -54,7 +53,7 @@ def _mirror_mask(document: dict[str, Any], top: tuple[str, ...], legacy: tuple[s
 def upgrade(document: dict[str, Any], profile: Profile = DEFAULT_PROFILE) -> UpgradeResult:
     """Bring a document to the latest contract version.
 
-    The mask's places are the model's ``mask`` and ``legacy_mask`` roles (``mask.MASK_ROLES``):
+    The mask's places are the model's ``mask`` and ``legacy_mask`` roles (``contract.mask_paths``):
     - A mask only in the legacy ``instance_config.mask_sample`` is written to the top level too.
     - A top-level mask that disagrees with the legacy one becomes their OR (the effective mask).
     - The legacy mirror, unknown keys, key order and numbers are kept as they are.
@@ -68,7 +67,7 @@ def upgrade(document: dict[str, Any], profile: Profile = DEFAULT_PROFILE) -> Upg
         masked = effective_mask(upgraded)
     except MaskTypeError as error:
         raise UpgradeError(str(error)) from error
-    top, legacy = MASK_ROLES.get(ROLE_MASK), MASK_ROLES.get(ROLE_LEGACY_MASK)
+    top, legacy = (mask_paths().get(role) for role in (ROLE_MASK, ROLE_LEGACY_MASK))
     change = _mirror_mask(upgraded, top, legacy, masked) if top and legacy else None
     changes = [change] if change else []
     errors = validate(upgraded, LATEST_VERSION, profile).errors

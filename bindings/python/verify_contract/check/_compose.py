@@ -33,8 +33,8 @@ import os
 from functools import cache, lru_cache
 
 from verify_contract.check._outcome import Outcome, facts
-from verify_contract.contract import Field, Profile, ResolvedModel
-from verify_contract.findings import RULES, Finding, Severity, finding, json_pointer
+from verify_contract.contract import Field, Profile, ResolvedModel, json_pointer
+from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
 from verify_contract.reference import ecma_search, json_text, semantic_findings
 

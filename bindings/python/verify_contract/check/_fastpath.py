@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
-from verify_contract.contract import Field, Profile, ResolvedModel
+from verify_contract.contract import Field, Profile, ResolvedModel, json_pointer, mask_paths
 from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK
-from verify_contract.reference import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -102,10 +101,6 @@ def _entry(parent: int, types: int, klass: int, role: int, required: bool, name:
     return bytes([parent, types & 0xFF, types >> 8, klass, role, int(required), len(raw)]) + raw
 
 
-def _pointer(path: tuple[str, ...]) -> str:
-    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
-
-
 def build_field_table(model: ResolvedModel, profile: Profile, group_paths: tuple[tuple[str, ...], ...] = ()) -> bytes:
     """The pre-check's field table of one profile (format: ``load_table`` in ``_fastscan.c``), with the
     members of ``group_paths`` (the failure budget's ``--group-by``) where no contract field is one already.
@@ -150,18 +145,18 @@ def build_field_table(model: ResolvedModel, profile: Profile, group_paths: tuple
     # not declare it lets any value through the schema, but a non-boolean mask is still refused there).
     any_type = _type_bits(("null", "boolean", "object", "array", "number", "string"))
     plain = _native_int("CLASS_PLAIN")
-    for role, path in MASK_ROLES.items():
+    for role, path in mask_paths().items():
         for depth in range(1, len(path) + 1):
-            pointer = _pointer(path[:depth])
+            pointer = json_pointer(path[:depth])
             if pointer not in numbers:
                 parent = pointer[: pointer.rindex("/")]
                 add(pointer, parent, path[depth - 1], any_type, plain, role if depth == len(path) else None, False)
     # The budget's group members: recorded like fields, keyed by no rule (ROLE_GROUP), so memo keys do not change.
     for path in group_paths:
         for depth in range(1, len(path) + 1):
-            pointer = _pointer(path[:depth])
+            pointer = json_pointer(path[:depth])
             if pointer not in numbers:
-                add(pointer, _pointer(path[: depth - 1]), path[depth - 1], any_type, plain, "group", False)
+                add(pointer, json_pointer(path[: depth - 1]), path[depth - 1], any_type, plain, "group", False)
     semantic = 0
     if ROLE_LEGACY_MASK in model.roles:
         semantic |= _native_int("SEM_LEGACY")
@@ -199,11 +194,11 @@ def group_field_table(contract: Contract, group_paths: tuple[tuple[str, ...], ..
         number += 1
         parent, size = table[at], table[at + 6]
         name = table[at + 7 : at + 7 + size].decode()
-        pointer = parents[parent] + _pointer((name,))
+        pointer = parents[parent] + json_pointer((name,))
         parents[number] = pointer
         numbers.setdefault(pointer, number)  # the first of two equal names is the one the scan finds
         at += 7 + size
-    return table, bytes(numbers[_pointer(path)] for path in group_paths)
+    return table, bytes(numbers[json_pointer(path)] for path in group_paths)
 
 
 def kinds_table(model: ResolvedModel) -> bytes:

@@ -7,9 +7,10 @@ from __future__ import annotations
 from functools import cache
 
 from verify_contract.check._fastpath import KIND_CLASSES
+from verify_contract.contract import MaskTypeError, effective_mask, value_at
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord
-from verify_contract.reference import MaskTypeError, effective_mask, registered_kinds, role_fields, value_at
+from verify_contract.reference import registered_kinds, role_fields
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:

@@ -32,6 +32,7 @@ from verify_contract.check._report import LocatedFinding, Report, Tally
 from verify_contract.check._run import Progress, _document_tally, _in_order, absorber, check_paths, run_task
 from verify_contract.check._source import InputError, Source
 from verify_contract.check._tasks import DocumentTask, RangeTask, StreamTask
+from verify_contract.contract import cap
 from verify_contract.records import FrozenRecord
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ def _run_batch(batch: pyarrow.Table, options: CheckOptions) -> pyarrow.Table:
 def _one_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = lines[-1] if lines else type(error).__name__
-    return text if len(text) <= 300 else text[:300] + "..."
+    return cap(text)
 
 
 def _describe_task(task: RayTask) -> str:

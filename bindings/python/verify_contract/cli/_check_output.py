@@ -7,6 +7,7 @@ from __future__ import annotations
 from verify_contract._counted import counted
 from verify_contract.check import dumps_report_data, precheck_available
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from verify_contract.contract import cap
 from verify_contract.generated.contract_names import RULE_JSON_SYNTAX
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -15,9 +16,6 @@ if TYPE_CHECKING:
 
     from verify_contract.check import CheckOptions, Report
     from verify_contract.findings import Finding
-
-MESSAGE_LIMIT = 300
-"""Characters of a finding's message shown: a message quotes the offending value, which may be megabytes."""
 
 # (rule, text in the message) -> what to do about it; printed once per run under the findings.
 HINTS: tuple[tuple[str, str, str], ...] = (
@@ -33,12 +31,6 @@ HINTS: tuple[tuple[str, str, str], ...] = (
         "a line is not UTF-8; if the file is in another encoding, convert it (iconv -f LATIN1 -t UTF-8 FILE)",
     ),
 )
-
-
-def cap(message: str, limit: int = MESSAGE_LIMIT) -> str:
-    if len(message) <= limit:
-        return message
-    return f"{message[:limit]}... ({len(message):,} characters)"
 
 
 MASKED_HINT_SHARE = 0.10

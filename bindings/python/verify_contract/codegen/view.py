@@ -16,7 +16,7 @@ import keyword
 import re
 from typing import Any
 
-from verify_contract.contract import MASK_ROLES
+from verify_contract.contract import MASK_ROLES, pointer_path
 from verify_contract.generated.contract_names import ROLE_LEGACY_MASK, ROLE_MASK
 
 # Keywords the built-in targets check in generated code, per JSON kind of the value.
@@ -243,9 +243,9 @@ def build_view(
     roles = {**{k: v for k, v in model["roles"].items() if k in MASK_ROLES}, **(mask_roles or {})}
     mask = legacy = None
     if ROLE_MASK in roles:
-        mask = {"pointer": roles[ROLE_MASK], "path": roles[ROLE_MASK].strip("/").split("/")}
+        mask = {"pointer": roles[ROLE_MASK], "path": list(pointer_path(roles[ROLE_MASK]))}
     if ROLE_LEGACY_MASK in roles:
-        legacy = {"pointer": roles[ROLE_LEGACY_MASK], "path": roles[ROLE_LEGACY_MASK].strip("/").split("/")}
+        legacy = {"pointer": roles[ROLE_LEGACY_MASK], "path": list(pointer_path(roles[ROLE_LEGACY_MASK]))}
     kinds = model["failure_kinds"]
     return {
         "version": model["version"],

@@ -36,17 +36,20 @@ from verify_contract.conformance.report import ConformanceReport, short
 from verify_contract.contract import (
     DEFAULT_PROFILE,
     LATEST_VERSION,
+    MaskTypeError,
     Profile,
     ResolvedModel,
     check_profile,
     check_version,
     contract_model,
     declared_fields,
+    effective_mask,
+    json_pointer,
     registered_failure_kinds,
     version_key,
 )
 from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK, ROLE_REWARD
-from verify_contract.reference import effective_mask, parse_json, validate
+from verify_contract.reference import parse_json, validate
 from verify_contract.vectors import Vector, load_vectors
 
 Reads = Literal["mask", "reward", "both"]
@@ -70,15 +73,11 @@ def _profile_echo(version: str, profile: Profile) -> dict[str, Any]:
         if not types:
             return None
         if "object" in types:
-            return {name: empty(f"{pointer}/{_escaped(name)}") for name in nested.get(pointer, ())}
+            return {name: empty(pointer + json_pointer([name])) for name in nested.get(pointer, ())}
         return _EMPTY[types[0]]
 
     base = model.profiles[model.default_profile].required
-    return {name: empty(f"/{_escaped(name)}") for name in model.profiles[profile].required if name not in base}
-
-
-def _escaped(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
+    return {name: empty(json_pointer([name])) for name in model.profiles[profile].required if name not in base}
 
 
 def profile_echo(version: str, profile: Profile) -> dict[str, Any]:
@@ -209,7 +208,7 @@ def _expected_mask(document: Any) -> bool | None:
         return None
     try:
         return effective_mask(document)
-    except TypeError:  # MaskTypeError: a non-boolean mask
+    except MaskTypeError:  # a non-boolean mask
         return None
 
 

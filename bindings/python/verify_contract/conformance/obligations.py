@@ -1,7 +1,7 @@
 """The obligations of SPEC sections 4.1 (producers) and 4.2 (consumers), one id each, as the resolved model
 states them (``schema/contract.yaml``, ``obligations``).
 
-The ids are the ones SPEC.md names next to each obligation (``tests/test_conformance_kit.py`` holds the two
+The ids are the ones SPEC.md names next to each obligation (``tests/conformance/test_conformance_kit.py`` holds the two
 lists equal). ``checked`` says whether the kit can judge an obligation from a model class
 or a read function: "mask a failure" needs the environment's own knowledge of what failed, "surface
 failure-kind counts" is about a trainer's metrics; the report lists them as not checked.

@@ -12,8 +12,15 @@ from pydantic import BaseModel
 from verify_contract.conformance.consumer import with_echo
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Profile, contract_model
-from verify_contract.findings import Finding, Severity, json_pointer
+from verify_contract.contract import (
+    DEFAULT_PROFILE,
+    LATEST_VERSION,
+    Profile,
+    contract_model,
+    json_pointer,
+    pointer_path,
+)
+from verify_contract.findings import Finding, Severity
 from verify_contract.reference import json_equal, parse_json, validate
 from verify_contract.vectors import Vector, load_vectors
 
@@ -63,8 +70,7 @@ def _is_null_at(document: Any, pointer: str | None) -> bool:
     if not pointer or not isinstance(document, dict):
         return False
     value: Any = document
-    for token in pointer.lstrip("/").split("/"):
-        key = token.replace("~1", "/").replace("~0", "~")
+    for key in pointer_path(pointer):
         if isinstance(value, dict) and key in value:
             value = value[key]
         elif isinstance(value, list) and key.isdigit() and int(key) < len(value):

@@ -17,33 +17,9 @@ from verify_contract.records import FrozenRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
     from typing import Any
 
 MODEL_FORMAT = "verify-contract-model/1"
-
-MASK_ROLES = ("mask", "legacy_mask")
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    """``1.10.0`` -> ``(1, 10, 0)``: contract versions in release order."""
-    return tuple(int(part) for part in version.split("."))
-
-
-"""The SPEC roles the effective mask is read at (SPEC 4.2), in the order they are read."""
-
-
-def mask_locations(roles_by_version: Iterable[Mapping[str, str]]) -> dict[str, str]:
-    """Where the effective mask is read (mask role -> JSON pointer), from each version's roles, oldest first.
-
-    The one resolver every reader of the mask uses (the Python runtime, the pre-check's table, each
-    binding's generated mask paths, ``verify-contract generate``): a mask role is read where the newest
-    version that declares it puts it, so every 1.x document is read at every location some version gave
-    the mask (SPEC 4.2), whichever version the document follows."""
-    found: dict[str, str] = {}
-    for roles in roles_by_version:
-        found.update({role: pointer for role, pointer in roles.items() if role in MASK_ROLES})
-    return {role: found[role] for role in MASK_ROLES if role in found}
 
 
 class RuleChoice(FrozenRecord):

@@ -18,6 +18,7 @@ from typing import Any
 
 import regress
 
+from verify_contract.contract import json_pointer
 from verify_contract.diff.normalise import (
     ANY,
     DOC_KEYS,
@@ -31,7 +32,6 @@ from verify_contract.diff.normalise import (
     json_key,
 )
 from verify_contract.diff.patterns import Inclusion, compare_patterns
-from verify_contract.findings import json_pointer
 from verify_contract.reference import json_equal
 
 Emit = Callable[[str, str, str, str], None]

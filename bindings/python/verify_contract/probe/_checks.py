@@ -14,22 +14,24 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from verify_contract.contract import Profile, ResolvedModel, contract_model, resolve_contract
-from verify_contract.findings import Finding, Severity
-from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK, ROLE_REWARD
-from verify_contract.reference import (
+from verify_contract.contract import (
     ABSENT,
-    deprecations,
-    ecma_search,
-    parse_json,
-    registered_kinds,
-    validate,
+    MaskTypeError,
+    Profile,
+    ResolvedModel,
+    cap,
+    contract_model,
+    effective_mask,
+    resolve_contract,
     value_at,
 )
+from verify_contract.findings import Finding, Severity
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK, ROLE_REWARD
+from verify_contract.reference import deprecations, ecma_search, parse_json, registered_kinds, validate
 
 MESSAGE_CAP = 200
-"""No message the probe or the middleware writes is longer: a reply's values (a failure reason, an echoed
-request) may be long or private, so they are quoted only in part."""
+"""No message the probe or the middleware writes is longer (SPEC 4.4; ``contract.cap`` cuts it): a reply's
+values (a failure reason, an echoed request) may be long or private, so they are quoted only in part."""
 
 
 @dataclass(frozen=True)
@@ -97,13 +99,6 @@ CHECK_CONTEXT = "check"
 """The context key naming the check that found a finding (a ``probe-contract`` finding's rule is the contract's)."""
 
 
-def cap(text: str, limit: int = MESSAGE_CAP) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text) - limit} more characters)"
-
-
 def wire_profile(version: str) -> Profile:
     """The profile a resource server's replies claim (gym: the one requiring the request echo)."""
     profiles = contract_model(version).profiles
@@ -128,7 +123,7 @@ def reply_fields(version: str) -> tuple[str, ...]:
 
 
 def _finding(check: str, severity: Severity, message: str, pointer: str = "", **context: Any) -> Finding:
-    return Finding(check, severity, cap(message), pointer, context={CHECK_CONTEXT: check, **context})
+    return Finding(check, severity, cap(message, MESSAGE_CAP), pointer, context={CHECK_CONTEXT: check, **context})
 
 
 def _lenient_document(body: bytes) -> Any:
@@ -251,7 +246,7 @@ def judge_reply(
             judged_contract = validate(document, version, profile).findings
         context = {CHECK_CONTEXT: "probe-contract"}
         contract_findings = [
-            Finding(item.rule, item.severity, cap(item.message), item.pointer, context=context)
+            Finding(item.rule, item.severity, cap(item.message, MESSAGE_CAP), item.pointer, context=context)
             for item in judged_contract
         ]
     model = contract_model(version)
@@ -269,7 +264,7 @@ def judge_reply(
     if "probe-mask-agree" in selected and mask_field is not None and legacy_field is not None:
         own.extend(_mask_findings(values[ROLE_MASK], values[ROLE_LEGACY_MASK], mask_field.name))
     found.extend(fold_repeats(contract_findings, own, model, strict=parsed.ok))
-    mask = _effective(values[ROLE_MASK], values[ROLE_LEGACY_MASK])
+    mask = _effective(document)
     return Judged(tuple(found), document, values[ROLE_REWARD], mask, values[ROLE_FAILURE_KIND])
 
 
@@ -403,12 +398,14 @@ def _mask_findings(mask: Any, legacy: Any, mask_name: str) -> list[Finding]:
     return []
 
 
-def _effective(mask: Any, legacy: Any) -> bool | None:
-    """The effective mask (either location true), or None when a location holds a non-boolean."""
-    flags = [value for value in (mask, legacy) if value is not ABSENT]
-    if not all(isinstance(flag, bool) for flag in flags):
+def _effective(document: Any) -> bool | None:
+    """The effective mask (false for a reply that is no object), or None when a mask holds a non-boolean."""
+    if not isinstance(document, dict):
+        return False
+    try:
+        return effective_mask(document)
+    except MaskTypeError:
         return None
-    return any(flags)
 
 
 def compare_replies(first: Judged, second: Judged, pointer: str = "") -> list[Finding]:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verify_contract.probe._checks import cap, reply_fields, request_fields
+from verify_contract.contract import cap
+from verify_contract.probe._checks import reply_fields, request_fields
 
 DEFAULT_MAX_REQUESTS = 1000
 """Requests a probe sends at most unless told (--max-requests): traffic is bounded by default."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from verify_contract.contract import Field, ResolvedModel
+from verify_contract.contract import ABSENT, Field, ResolvedModel, value_at
 from verify_contract.findings import Finding, finding
 from verify_contract.generated.contract_names import (
     ROLE_FAILURE_KIND,
@@ -57,19 +57,6 @@ def deprecations(model: ResolvedModel) -> dict[str, dict[str, Any]]:
 def registered_kinds(model: ResolvedModel) -> frozenset[str]:
     """The failure kinds registered at the model's version (none before the registry), built once."""
     return model.registered_kinds()
-
-
-ABSENT = object()
-"""What ``value_at`` returns where there is no value."""
-
-
-def value_at(document: Any, path: tuple[str, ...]) -> Any:
-    """The value at a member path, or ``_ABSENT`` (also when a container on the way is not an object)."""
-    for part in path:
-        if not isinstance(document, dict) or part not in document:
-            return ABSENT
-        document = document[part]
-    return document
 
 
 def _dotted(field: Field) -> str:

@@ -21,13 +21,14 @@ from verify_contract.contract import (
     RuleChoice,
     check_version,
     contract_model,
+    json_pointer,
     profile_reference,
     profile_schema,
     registry_of,
     resolve_contract,
     schema_registry,
 )
-from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, json_pointer
+from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding
 from verify_contract.generated.contract_names import ROLE_FAILURE_KIND
 from verify_contract.reference._schema_messages import json_text, schema_error_message
 from verify_contract.reference._semantic import deprecations, ecma_search, semantic_findings
