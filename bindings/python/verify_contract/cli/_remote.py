@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from verify_contract.check._lines import CheckOptions
     from verify_contract.check._report import Report
     from verify_contract.check._run import Progress
+    from verify_contract.cli._check_settings import CheckSettings
 
 ENGINES = ("local", "ray")
 
@@ -57,17 +58,6 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
     )
 
 
-def selected(args: argparse.Namespace) -> bool:
-    """Whether this run needs ``run_elsewhere``: storage options, or a flag of the Ray engine."""
-    return bool(
-        args.storage_options is not None
-        or args.engine != "local"
-        or args.ray_address is not None
-        or args.ray_blocks is not None
-        or args.ray_retries is not None
-    )
-
-
 def storage_options(text: str | None) -> dict[str, Any] | str:
     """The parsed ``--storage-options``, or a one-line error."""
     if text is None:
@@ -84,31 +74,33 @@ def storage_options(text: str | None) -> dict[str, Any] | str:
 
 
 def run_elsewhere(
-    args: argparse.Namespace, options: CheckOptions, progress: Progress | None, budget: BudgetRun | None = None
+    settings: CheckSettings, options: CheckOptions, progress: Progress | None, budget: BudgetRun | None = None
 ) -> Report | str:
-    """The report of ``check`` with storage options or on Ray; a string is a usage error (exit 2)."""
-    parsed = storage_options(args.storage_options)
+    """The report of ``check`` with storage options or on Ray (``settings.remote.selected()``); a string is a
+    usage error (exit 2)."""
+    remote = settings.remote
+    parsed = storage_options(remote.storage_options)
     if isinstance(parsed, str):
         return parsed
-    if args.engine == "local":
-        if args.ray_address is not None or args.ray_blocks is not None or args.ray_retries is not None:
+    if remote.engine == "local":
+        if remote.ray_address is not None or remote.ray_blocks is not None or remote.ray_retries is not None:
             return "--ray-address, --ray-blocks and --ray-retries need --engine ray"
         from verify_contract.check._run import check_paths
 
         return check_paths(
-            args.paths,
+            settings.paths,
             options=options,
             progress=progress,
             storage_options=parsed,
             budget=budget,
-            sidecars=not args.no_sidecar,
-            glob=not args.no_glob,
+            sidecars=settings.sidecars,
+            glob=settings.glob,
         )
-    if args.ray_blocks is not None and args.ray_blocks < 1:
+    if remote.ray_blocks is not None and remote.ray_blocks < 1:
         return "--ray-blocks must be >= 1"
-    if args.ray_retries is not None and args.ray_retries < 0:
+    if remote.ray_retries is not None and remote.ray_retries < 0:
         return "--ray-retries must be >= 0"
-    if args.paths == ["-"] or "-" in args.paths:
+    if "-" in settings.paths:
         return "--engine ray reads files and URLs, not stdin (-)"
     import contextlib
     import sys
@@ -121,16 +113,16 @@ def run_elsewhere(
         # goes: during the run they go to stderr, beside check's own one-line error.
         with contextlib.redirect_stdout(sys.stderr):
             return check_paths_ray(
-                args.paths,
+                settings.paths,
                 options,
                 storage_options=parsed,
-                address=args.ray_address,
-                blocks=args.ray_blocks,
-                max_retries=MAX_RETRIES if args.ray_retries is None else args.ray_retries,
+                address=remote.ray_address,
+                blocks=remote.ray_blocks,
+                max_retries=MAX_RETRIES if remote.ray_retries is None else remote.ray_retries,
                 progress=progress,
                 budget=budget,
-                sidecars=not args.no_sidecar,
-                glob=not args.no_glob,
+                sidecars=settings.sidecars,
+                glob=settings.glob,
             )
     except EngineError as error:
         return str(error)
@@ -148,4 +140,4 @@ def _quiet_ray_data() -> None:
     logging.getLogger("ray.data").setLevel(logging.CRITICAL)  # a lost task is reported by check, in one line
 
 
-__all__ = ["ENGINES", "add_arguments", "run_elsewhere", "selected", "storage_options"]
+__all__ = ["ENGINES", "add_arguments", "run_elsewhere", "storage_options"]
