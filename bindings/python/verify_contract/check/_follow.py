@@ -103,6 +103,9 @@ class Follow:
         """Whether the follow ended because a stop was asked (not at a breach with ``stop_at_breach``)."""
         self._pending: list[FollowEvent] = []
         self._listed = 0  # findings of the report yielded so far
+        self._failures_seen = False  # whether the failures file has had rows: its findings are taken each poll
+        self._refreshed = 0  # rollouts when the metrics file was last written
+        self._metrics_failed = False
         self._iterated = False
 
     def stop(self) -> None:
@@ -163,12 +166,11 @@ class Follow:
     def _poll(self, main: Tail, side: Tail | None) -> None:
         run, report = self.run, self.report
         merging = False
-        side_read = None
         pieces = side.read() if side is not None else []
         if side is not None and pieces:
-            side_read = run.sidecar_read(side.path)
+            self._failures_seen = True
             numbered = (row for rows, first in pieces for row in numbered_lines(rows.splitlines(), first))
-            merge = FailuresRows(side.path, numbered, run.spec.group_paths, side_read)
+            merge = FailuresRows(side.path, numbered, run.spec.group_paths, run.sidecar_read(side.path))
             head = merge.head()
             merging = head is not None and head[3] is not None
             run.merge_failures([self.path], {self.path: merge}, [])
@@ -192,7 +194,7 @@ class Follow:
             for chunk_facts in facts:
                 run.feed(chunk_facts)
         run.finish_failures()  # the poll's failures rows left after its main lines; events reported now
-        if side is not None and side.path in dict(run.failures_reads()):
+        if side is not None and self._failures_seen:
             add_sidecar_findings(report, side.path, run.sidecar_read(side.path))
             self._new_findings()
         self._refresh_metrics()
@@ -209,9 +211,6 @@ class Follow:
             if not self._metrics_failed:
                 self._notice(f"--metrics-file {failed.filename}: {failed.strerror}; still following")
             self._metrics_failed = True
-
-    _refreshed = 0
-    _metrics_failed = False
 
 
 __all__ = ["POLL_SECONDS", "Follow", "FollowNotice"]
