@@ -144,7 +144,13 @@ def run(args: argparse.Namespace) -> int:
 def register(commands: Any) -> None:
     from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS, MAX_REPLY_BYTES
     from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES
-    from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: the command's help stays light
+    from verify_contract.probe._requests import (  # not _runner: the command's help stays light
+        DEFAULT_CONCURRENCY,
+        DEFAULT_LISTED,
+        DEFAULT_MAX_REQUESTS,
+        DEFAULT_SEED,
+        DEFAULT_TIMEOUT,
+    )
 
     checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)
     probe = commands.add_parser(
@@ -183,7 +189,7 @@ def register(commands: Any) -> None:
     probe.add_argument(
         "--n", type=_positive(int), metavar="N", help="replay N rows drawn at random (reservoir sampling, --seed)"
     )
-    probe.add_argument("--seed", type=int, default=0, help="the seed of --n's draw (default: %(default)s)")
+    probe.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the seed of --n's draw (default: %(default)s)")
     probe.add_argument(
         "--profile",
         choices=PROFILES,
@@ -207,14 +213,14 @@ def register(commands: Any) -> None:
     probe.add_argument(
         "--concurrency",
         type=_positive(int),
-        default=4,
+        default=DEFAULT_CONCURRENCY,
         metavar="N",
         help="requests at once, over at most N kept-alive connections (default: %(default)s)",
     )
     probe.add_argument(
         "--timeout",
         type=_positive(float),
-        default=30.0,
+        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="deadline of each whole request: connecting, sending, resends and reading the reply "
         "(default: %(default)s)",
@@ -248,7 +254,7 @@ def register(commands: Any) -> None:
     probe.add_argument(
         "--max-findings",
         type=_positive(int),
-        default=100,
+        default=DEFAULT_LISTED,
         metavar="N",
         help="text: list at most N findings (identical ones grouped count as one)",
     )
