@@ -13,7 +13,7 @@ minimal valid document with one value changed):
 
 A case goes into the table only if two different probes bear that out exactly (their findings differ by
 their reprs alone, each quoted once, at the field's pointer); anything else is left out, and ``check``
-asks the reference for it. tests/test_differential.py holds the composed findings to the reference's.
+asks the reference for it. tests/check/test_differential.py holds the composed findings to the reference's.
 """
 
 from __future__ import annotations

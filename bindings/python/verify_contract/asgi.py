@@ -27,11 +27,13 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from verify_contract._counted import counted
-from verify_contract.contract._versions import LATEST_VERSION, Profile
+from verify_contract.contract import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
-from verify_contract.probe._checks import (
+from verify_contract.probe import (
     DEFAULT_CHECKS,
     MAX_REPLY_BYTES,
+    SECRET_NAMES,
+    Redactor,
     Reply,
     breaking,
     cap,
@@ -39,7 +41,6 @@ from verify_contract.probe._checks import (
     problem_details,
     wire_profile,
 )
-from verify_contract.probe._redact import SECRET_NAMES, Redactor
 
 if TYPE_CHECKING:
     from verify_contract.budget import FailureBudget

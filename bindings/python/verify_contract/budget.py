@@ -22,7 +22,7 @@ from operator import add, floordiv
 from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, MAX_DISTINCT
 from verify_contract._counted import counted
 from verify_contract.records import Record
-from verify_contract.reference._mask import MASK_ROLES
+from verify_contract.reference import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def value_at_path(row: Any, path: GroupPath) -> Any:
     return row
 
 
-def _label(value: Any) -> str:
+def group_label(value: Any) -> str:
     """A group value as text: strings as they are, numbers and booleans in JSON spelling, containers by
     type (a container is not a group key anyone meant), capped."""
     if value is None:
@@ -120,7 +120,7 @@ def _label(value: Any) -> str:
 
 
 def group_of(row: Any, paths: tuple[GroupPath, ...]) -> tuple[str, ...]:
-    return tuple(_label(value_at_path(row, path)) for path in paths)
+    return tuple(group_label(value_at_path(row, path)) for path in paths)
 
 
 def identity_of(row: Any) -> tuple[Any, ...] | None:
@@ -177,15 +177,17 @@ def document_state(document: Any) -> tuple[int, str | None]:
         if isinstance(container, Mapping) and path[-1] in container:
             value = container[path[-1]]
             if not isinstance(value, bool):
-                return FAILED, _kind_of(document)
+                return FAILED, kind_of(document)
             masked = masked or value
-    return (MASKED if masked else OK), _kind_of(document)
+    return (MASKED if masked else OK), kind_of(document)
 
 
 _KIND_PATH: GroupPath = ("failure_kind",)
 
 
-def _kind_of(row: Mapping[str, Any]) -> str | None:
+def kind_of(row: Mapping[str, Any]) -> str | None:
+    """A row's failure kind as the budget counts it: its ``failure_kind`` string, else a failures-file row's
+    failure class; None for neither. ``check`` reads a line's kind with it where its pre-check cannot."""
     kind = value_at_path(row, _KIND_PATH)
     if isinstance(kind, str) and kind:
         return kind
@@ -196,7 +198,7 @@ def _kind_of(row: Mapping[str, Any]) -> str | None:
 def _set_kind_path() -> None:
     # The failure kind's member path is the model's (the ``failure_kind`` role), not typed here.
     global _KIND_PATH
-    from verify_contract.contract._model import contract_model
+    from verify_contract.contract import contract_model
     from verify_contract.generated import LATEST_VERSION
 
     field = contract_model(LATEST_VERSION).role("failure_kind")
@@ -409,7 +411,7 @@ class FailureBudget:
     def observe_failure(self, row: Any, where: tuple[str, int | None] | None = None) -> list[BudgetEvent]:
         """One failed attempt with no usable verify response (a failures-file row): counted as failed, under
         its ``failure_kind``, else its ``_ng_failure_class``."""
-        kind = _kind_of(row) if isinstance(row, Mapping) else None
+        kind = kind_of(row) if isinstance(row, Mapping) else None
         group = group_of(row, self.group_paths) if self.group_paths else ()
         identity = identity_of(row) if self.track_identities else None
         return self.record(FAILED, kind, group, where, identity, failure_row=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
-from verify_contract.contract._model import contract_model
+from verify_contract.contract import contract_model
 from verify_contract.generated import LATEST_VERSION
 from verify_contract.records import FrozenRecord
 
@@ -94,7 +94,7 @@ class Finding(FrozenRecord):
         context: Mapping[str, Any] | None = None,
     ) -> None:
         # The slots one by one, not through _freeze's loop: check builds a finding per distinct bad line, and
-        # this takes 0.6 us against 1.4 (tests/test_findings.py holds the order to __slots__).
+        # this takes 0.6 us against 1.4 (tests/reference/test_findings.py holds the order to __slots__).
         _set_rule(self, rule)
         _set_severity(self, severity)
         _set_message(self, message)

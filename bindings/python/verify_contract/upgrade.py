@@ -19,10 +19,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._mask import MASK_ROLES, MaskTypeError, effective_mask
-from verify_contract.reference._validation import validate
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.reference import MASK_ROLES, MaskTypeError, effective_mask, parse_json, validate
 
 __all__ = ["UpgradeError", "UpgradeResult", "upgrade", "upgrade_text"]
 

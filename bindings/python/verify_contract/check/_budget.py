@@ -28,11 +28,11 @@ from verify_contract.budget import (
     OTHER,
     FailureBudget,
     GroupPath,
-    _kind_of,
-    _label,
     failure_row_first,
+    group_label,
     group_of,
     identity_of,
+    kind_of,
 )
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS
@@ -115,12 +115,12 @@ def raw_label(raw: bytes) -> str:
     strict JSON (the scan read it), so a string without an escape is its bytes and an integer is ``int``'s;
     the rest (escapes, fractions) goes through ``_loads``."""
     if raw in _LITERALS:
-        return _label(_LITERALS[raw])
+        return group_label(_LITERALS[raw])
     if raw[:1] == b'"' and b"\\" not in raw:
-        return _label(raw[1:-1].decode())
+        return group_label(raw[1:-1].decode())
     if _INTEGER.fullmatch(raw):
-        return _label(int(raw))
-    return _label(_loads(raw))
+        return group_label(int(raw))
+    return group_label(_loads(raw))
 
 
 def group_labels(spec: FactSpec, path: str) -> tuple[tuple[GroupPath, ...], Callable[[bytes], str]] | None:
@@ -164,7 +164,7 @@ class ChunkFacts(Record):
 
 
 def _text_rules() -> frozenset[str]:
-    from verify_contract.contract._model import contract_model
+    from verify_contract.contract import contract_model
     from verify_contract.generated import LATEST_VERSION
 
     return frozenset(rule["id"] for rule in contract_model(LATEST_VERSION).rules if rule.get("scope") == "text")
@@ -173,7 +173,7 @@ def _text_rules() -> frozenset[str]:
 TEXT_RULES = _text_rules()
 """The rules of a JSON-text defect (the model's ``text`` scope): such a line has no document to read."""
 REREAD_MEMBER = b'"' + FAILURE_CLASS_KEY.encode() + b'"'
-"""A line without a failure-kind string that names this member takes its kind from it (``budget._kind_of``):
+"""A line without a failure-kind string that names this member takes its kind from it (``budget.kind_of``):
 the pre-check leaves such lines to a parse."""
 _BAD_STATES = bytes(MASKED if value == MASKED_LINE else FAILED if value == FAILED_LINE else 0 for value in range(256))
 """A masked or failed line's state byte to the budget's state, any other to 0 (not one of the budget's lines)."""
@@ -338,7 +338,7 @@ def _unread_kind(view: memoryview, span: tuple[int, int], outcome: Outcome | Non
     if outcome is not None and not TEXT_RULES.isdisjoint(finding.rule for finding in outcome.findings):
         return NO_KIND
     row = _loads(view[span[0] : span[1]])
-    return (_kind_of(row) if isinstance(row, dict) else None) or NO_KIND
+    return (kind_of(row) if isinstance(row, dict) else None) or NO_KIND
 
 
 def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
@@ -350,7 +350,7 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
             continue
         row = _loads(lines[index])
         if isinstance(row, dict):
-            kind = _kind_of(row) if state != USABLE else None
+            kind = kind_of(row) if state != USABLE else None
             identified = spec.identities or path in spec.ordered
             details[index] = (kind, group_of(row, spec.group_paths), identity_of(row) if identified else None)
         else:
@@ -447,7 +447,7 @@ class FailuresRows:
         if label not in read.classes and len(read.classes) >= MAX_DISTINCT:
             label = OTHER  # capped as groups are: a class per row must not grow memory or the report
         read.classes[label] = read.classes.get(label, 0) + 1
-        return (number, _kind_of(row), group_of(row, self._group_paths), identity_of(row))
+        return (number, kind_of(row), group_of(row, self._group_paths), identity_of(row))
 
 
 def numbered_lines(stream: Iterable[bytes], first: int = 1) -> Iterator[tuple[int, bytes]]:

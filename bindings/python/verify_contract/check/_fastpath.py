@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
-from verify_contract.contract._model import Field, ResolvedModel
-from verify_contract.contract._versions import Profile
-from verify_contract.reference._mask import MASK_ROLES
+from verify_contract.contract import Field, Profile, ResolvedModel
+from verify_contract.reference import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from verify_contract.contract._resolved import Contract
+    from verify_contract.contract import Contract
 
 try:  # typed by _fastscan.pyi
     from verify_contract.check import _fastscan as _native

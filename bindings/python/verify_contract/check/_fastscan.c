@@ -3,7 +3,7 @@
  * For each line it answers either "certainly valid and clean" (no finding at all from the reference
  * validator: strict parse per jsonio.py, schema, semantic rules) together with the few facts the report
  * counts (effective mask, legacy mask in use, failure-kind class), or "ask the reference". So this scanner
- * may be conservative but must never call clean what the reference would not: tests/test_differential.py
+ * may be conservative but must never call clean what the reference would not: tests/check/test_differential.py
  * holds it to that.
  *
  * For a line it cannot settle it may add a memo key: bytes that determine the reference's whole outcome
@@ -928,7 +928,7 @@ static int load_table(const uint8_t *b, size_t len) {
  * "\u0061" are one name) or nesting deeper than MAX_DEPTH ('T'). check_text_events.py builds the
  * reference's finding from the key with jsonio's wording; the tags are the keys of
  * text_findings.SYNTAX_MESSAGES and text_findings.UTF8_REASONS (exported as SYNTAX_TAGS, CODED_TAGS and
- * UTF8_TAGS; tests/test_text_keys.py holds the two to each other). What it cannot follow exactly gets no key: numbers that might overflow
+ * UTF8_TAGS; tests/reference/test_text_keys.py holds the two to each other). What it cannot follow exactly gets no key: numbers that might overflow
  * (jsonio words the literal), more names in the open objects than TEXT_NAMES or TEXT_NAME_BYTES, keys
  * longer than MEMO_KEY_BYTES. */
 enum {

@@ -9,14 +9,13 @@ from functools import cache
 from verify_contract.check._fastpath import KIND_CLASSES
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord
-from verify_contract.reference._mask import MaskTypeError, effective_mask
-from verify_contract.reference._semantic import registered_kinds, role_fields, value_at
+from verify_contract.reference import MaskTypeError, effective_mask, registered_kinds, role_fields, value_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
-    from verify_contract.contract._model import ResolvedModel
+    from verify_contract.contract import ResolvedModel
 
 
 class Outcome(FrozenRecord):

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from verify_contract.check._outcome import Outcome, facts
-from verify_contract.contract._resolved import Contract
+from verify_contract.contract import Contract
 from verify_contract.findings import Finding, finding
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._text_findings import NON_FINITE_RULE
-from verify_contract.reference._validation import judge
+from verify_contract.reference import NON_FINITE_RULE, judge, parse_json
 
 __all__ = ["Outcome", "document_outcome", "facts", "parse", "reference_line", "reference_outcome"]
 

@@ -7,7 +7,7 @@ import json
 from collections import Counter
 
 from verify_contract.check import _fastpath as fastpath
-from verify_contract.contract._versions import Profile
+from verify_contract.contract import Profile
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord, Record
 

@@ -15,7 +15,7 @@ from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, output_error, write_outputs
 from verify_contract.cli._check_settings import CheckSettings
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def _check_outputs(outputs: OutputFiles) -> None:
     """Every file the run will write, tried before it starts (``--follow`` too): ``UsageError`` for the first
     that cannot be written."""
     for option, path in outputs.named():
-        from verify_contract.check._outputs import output_problem
+        from verify_contract.check import output_problem
 
         problem = output_problem(path)
         if problem is not None:
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     budget = None
     if failure_budget is not None:
-        from verify_contract.check._budget import budget_run
+        from verify_contract.check import budget_run
 
         budget = budget_run(failure_budget)
     options = CheckOptions(
@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"verify-contract check: {message(stop)} after the failure budget was breached", file=sys.stderr)
         return EXIT_BUDGET  # a breach outranks a stop
     except RuntimeError as failure:
-        from verify_contract.check._workers import WorkerDied  # only --jobs imports it
+        from verify_contract.check import WorkerDied  # only --jobs imports it
 
         if not isinstance(failure, WorkerDied):
             raise

@@ -5,14 +5,12 @@ code, and the budget's retry list, metrics and plot. Shared by a whole run (``_c
 from __future__ import annotations
 
 from verify_contract._counted import counted
-from verify_contract.check import _fastpath as fastpath
-from verify_contract.check._report import dumps_report_data
+from verify_contract.check import dumps_report_data, precheck_available
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from verify_contract.check._lines import CheckOptions
-    from verify_contract.check._report import Report
+    from verify_contract.check import CheckOptions, Report
     from verify_contract.cli._check_settings import OutputFiles
     from verify_contract.findings import Finding
 
@@ -67,7 +65,7 @@ def precheck(options: CheckOptions) -> str:
     """Whether the compiled pre-check ran: "compiled", "off" (--reference-only) or "not built"."""
     if not options.fast:
         return "off"
-    return "compiled" if fastpath.available() else "not built"
+    return "compiled" if precheck_available() else "not built"
 
 
 PRECHECK_NOTES = {
@@ -120,7 +118,7 @@ def format_text(report: Report, options: CheckOptions, listing: bool = True, doc
         lines.append("by rule: " + ", ".join(f"{rule} {n:,}" for rule, n in sorted(report.tally.rules.items())))
     lines.append(PRECHECK_NOTES[precheck(options)])
     if report.budget is not None:
-        from verify_contract.check._budget_report import budget_text
+        from verify_contract.check import budget_text
 
         lines.extend(budget_text(report.budget, events=listing))
     lines.extend(f"hint: {hint}" for hint in hints(report))
@@ -159,14 +157,14 @@ def write_outputs(report: Report, outputs: OutputFiles) -> None:
     if run is None:
         return
     if outputs.retry_list:
-        from verify_contract.check._budget_report import write_retry_list
+        from verify_contract.check import write_retry_list
 
         write_retry_list(run, outputs.retry_list)
     if outputs.metrics_file:
-        from verify_contract.check._budget_metrics import write_metrics
+        from verify_contract.check import write_metrics
 
         write_metrics(report, outputs.metrics_file)
     if outputs.plot:
-        from verify_contract.check._budget_plot import write_plot
+        from verify_contract.check import write_plot
 
         write_plot(run, outputs.plot)

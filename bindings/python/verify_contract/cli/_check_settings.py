@@ -1,6 +1,6 @@
 """``check``'s settings, read once from its parsed flags (``CheckSettings.from_arguments``): typed values that
 the run, ``--follow``, the remote engines and the outputs take, so the ``argparse`` namespace stays in the
-command's handler (tests/test_cli_settings.py). A setting left out keeps the library's default, which is
+command's handler (tests/cli/test_cli_settings.py). A setting left out keeps the library's default, which is
 stated there only (the budget's window: ``FailureBudget``; its caps: ``_budget_caps``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.budget import FailureBudget
-    from verify_contract.contract._versions import Profile
+    from verify_contract.contract import Profile
 
 
 class BudgetSettings(FrozenRecord):

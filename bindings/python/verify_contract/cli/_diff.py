@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS
+from verify_contract.contract import CONTRACT_VERSIONS
 from verify_contract.diff import Report, SideError, diff_sides, load_side, render_markdown, render_text
 from verify_contract.findings import Severity
 from verify_contract.vectors import VectorFileError

@@ -34,7 +34,7 @@ _URL_MODULES = {"s3": ("fsspec", "s3fs"), "gcs": ("fsspec", "gcsfs")}
 
 def url_extra(url: str) -> Extra:
     """What reading ``url`` needs: fsspec, and the filesystem of its protocol where an extra brings it."""
-    from verify_contract.check._remote import EXTRAS
+    from verify_contract.check import REMOTE_EXTRAS as EXTRAS
 
     protocol = url.partition("://")[0].lower()
     extra = EXTRAS.get(protocol)
@@ -47,7 +47,7 @@ def check_extras(settings: CheckSettings) -> list[Extra]:
     """The extras ``check``'s flags and inputs ask for, in the order of the flags."""
     import os
 
-    from verify_contract.check._inputs import is_url
+    from verify_contract.check import is_url
 
     wanted = []
     if settings.outputs.metrics_file is not None:

@@ -34,7 +34,7 @@ def _refusal(settings: CheckSettings) -> str | None:
 
 
 def follow(settings: CheckSettings, budget: FailureBudget) -> int:
-    from verify_contract.check._budget_report import event_line
+    from verify_contract.check import event_line
     from verify_contract.cli._check_output import finding_line, format_json, format_text, output_error, write_outputs
 
     refused = _refusal(settings)

@@ -32,7 +32,7 @@ def version_text() -> str:
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as package_version
 
-    from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION
+    from verify_contract.contract import CONTRACT_VERSIONS, LATEST_VERSION
 
     try:
         installed = package_version("verify-contract")

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, EXIT_UNREACHABLE, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
 
 DEFAULT_PATH = "/verify"
 
@@ -42,8 +42,7 @@ def selected_checks(checks: str | None, exclude_checks: str | None, max_latency:
     """The checks asked for (``--checks``, ``--exclude-checks``). ``all`` means every check that can run: the
     probe skips, and reports, one that cannot (``probe-latency`` without ``--max-latency``); naming such a
     check is a usage error."""
-    from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
-    from verify_contract.probe._checks import runnable_checks
+    from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS, runnable_checks
 
     chosen = _id_list(checks, CHECK_IDS, "--checks") if checks else DEFAULT_CHECKS
     if max_latency is not None and not checks and "probe-latency" not in chosen:
@@ -77,14 +76,13 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print("verify-contract probe: needs aiohttp: pip install 'verify-contract[probe]'", file=sys.stderr)
         return EXIT_USAGE
-    from verify_contract.probe import CaseError, Settings, file_cases, format_report, probe, replay_cases
-    from verify_contract.probe._redact import SECRET_NAMES
+    from verify_contract.probe import SECRET_NAMES, CaseError, Settings, file_cases, format_report, probe, replay_cases
 
     try:
         endpoint = endpoint_of(args.url, args.path)
         checks = selected_checks(args.checks, args.exclude_checks, args.max_latency)
         if args.output is not None:  # tried before the probe runs, not after (check._outputs)
-            from verify_contract.check._outputs import output_problem
+            from verify_contract.check import output_problem
 
             problem = output_problem(args.output)
             if problem is not None:
@@ -115,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     report = probe(endpoint, cases, settings)
     text = format_report(report, args.format, args.max_findings)
     if args.output:
-        from verify_contract.check._outputs import written_whole
+        from verify_contract.check import written_whole
 
         try:
             with written_whole(args.output) as temporary:
@@ -142,14 +140,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(commands: Any) -> None:
-    from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS, MAX_REPLY_BYTES
-    from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES
-    from verify_contract.probe._requests import (  # not _runner: the command's help stays light
+    from verify_contract.probe import (  # not _runner's names: the command's help stays light
+        CHECKS,
+        DEFAULT_CHECKS,
         DEFAULT_CONCURRENCY,
         DEFAULT_LISTED,
         DEFAULT_MAX_REQUESTS,
         DEFAULT_SEED,
         DEFAULT_TIMEOUT,
+        MAX_REPLY_BYTES,
+        MIN_SECRET_LENGTH,
+        REDACTED,
+        SECRET_NAMES,
     )
 
     checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)

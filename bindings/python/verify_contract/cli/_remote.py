@@ -1,7 +1,7 @@
 """``check``'s flags for inputs in object storage and for the Ray engine, and the run they select.
 
 Kept apart from ``check_command`` so that a local run imports neither fsspec nor Ray: these flags cost nothing
-until used (``tests/test_check_startup.py``).
+until used (``tests/check/test_check_startup.py``).
 """
 
 from __future__ import annotations
@@ -11,10 +11,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from verify_contract.check._budget import BudgetRun
-    from verify_contract.check._lines import CheckOptions
-    from verify_contract.check._report import Report
-    from verify_contract.check._run import Progress
+    from verify_contract.check import BudgetRun, CheckOptions, Progress, Report
     from verify_contract.cli._check_settings import CheckSettings
 
 ENGINES = ("local", "ray")
@@ -85,7 +82,7 @@ def run_elsewhere(
     if remote.engine == "local":
         if remote.ray_address is not None or remote.ray_blocks is not None or remote.ray_retries is not None:
             return "--ray-address, --ray-blocks and --ray-retries need --engine ray"
-        from verify_contract.check._run import check_paths
+        from verify_contract.check import check_paths
 
         return check_paths(
             settings.paths,
@@ -105,7 +102,8 @@ def run_elsewhere(
     import contextlib
     import sys
 
-    from verify_contract.ray import MAX_RETRIES, EngineError, check_paths_ray
+    from verify_contract.check import RAY_MAX_RETRIES as MAX_RETRIES
+    from verify_contract.check import EngineError, check_paths_ray
 
     try:
         _quiet_ray_data()

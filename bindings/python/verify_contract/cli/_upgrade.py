@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from verify_contract._counted import counted
-from verify_contract.check._inputs import chunks, read_all, resolve
-from verify_contract.check._source import InputError, Source
+from verify_contract.check import InputError, Source, chunks, read_all
+from verify_contract.check import resolve_inputs as resolve
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, PROFILES, Profile
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, PROFILES, Profile
 from verify_contract.upgrade import UpgradeError, upgrade_text
 
 
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         errors.append("--in-place cannot rewrite stdin")
         sources = []
     if args.output:  # tried before any input is read (check._outputs)
-        from verify_contract.check._outputs import output_problem
+        from verify_contract.check import output_problem
 
         problem = output_problem(args.output)
         if problem is not None:

@@ -16,7 +16,7 @@ import keyword
 import re
 from typing import Any
 
-from verify_contract.contract._model import MASK_ROLES
+from verify_contract.contract import MASK_ROLES
 
 # Keywords the built-in targets check in generated code, per JSON kind of the value.
 CHECKED_KEYWORDS: dict[str, frozenset[str]] = {

@@ -33,19 +33,19 @@ from functools import cache
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract._model import ResolvedModel, contract_model
-from verify_contract.contract._schemas import declared_fields, registered_failure_kinds
-from verify_contract.contract._versions import (
+from verify_contract.contract import (
     DEFAULT_PROFILE,
     LATEST_VERSION,
     Profile,
+    ResolvedModel,
     check_profile,
     check_version,
+    contract_model,
+    declared_fields,
+    registered_failure_kinds,
     version_key,
 )
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._mask import effective_mask
-from verify_contract.reference._validation import validate
+from verify_contract.reference import effective_mask, parse_json, validate
 from verify_contract.vectors import Vector, load_vectors
 
 Reads = Literal["mask", "reward", "both"]

@@ -12,10 +12,9 @@ from pydantic import BaseModel
 from verify_contract.conformance.consumer import with_echo
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Profile
 from verify_contract.findings import Finding, Severity, json_pointer
-from verify_contract.reference._jsonio import json_equal, parse_json
-from verify_contract.reference._validation import validate
+from verify_contract.reference import json_equal, parse_json, validate
 from verify_contract.vectors import Vector, load_vectors
 
 

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from verify_contract.contract._model import mask_locations
+from verify_contract.contract import mask_locations
 from verify_contract.docsite import _content as content
 from verify_contract.docsite._errors import SiteError
 from verify_contract.docsite._spec import render_spec, section_anchor, spec_section_titles

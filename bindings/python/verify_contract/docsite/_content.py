@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify_contract.contract._model import MASK_ROLES, Field, ResolvedModel, contract_model, version_key
+from verify_contract.contract import MASK_ROLES, Field, ResolvedModel, contract_model, version_key
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 from verify_contract.vectors import Vector, load_vectors
 
@@ -216,7 +216,7 @@ def check_line(vector: Vector, rule_id: str) -> str | None:
     """The line ``verify-contract check`` prints for the vector's finding of ``rule_id``: the real check, run on
     the vector's text as a one-line JSONL input named after the vector."""
     from verify_contract.check import CheckOptions, check_bytes
-    from verify_contract.cli._check_output import format_text
+    from verify_contract.cli import format_text
 
     options = CheckOptions(vector.contract_version, vector.profile)
     report = check_bytes(vector.text.encode("utf-8") + b"\n", options, name=f"{vector.id}.jsonl")
@@ -329,7 +329,7 @@ def help_texts() -> dict[str, str]:
     """``verify-contract --help`` and each command's, as the command line prints them."""
     import os
 
-    from verify_contract.cli._main import COMMAND_MODULES, build_parser
+    from verify_contract.cli import COMMAND_MODULES, build_parser
 
     saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(HELP_COLUMNS)

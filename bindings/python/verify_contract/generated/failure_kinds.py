@@ -3,7 +3,7 @@
 """Registered failure kinds: one constant per kind, and the registry as data."""
 from __future__ import annotations
 from typing import Final
-from verify_contract.contract._failure_kind_info import Deprecation, FailureKindInfo
+from verify_contract.contract import Deprecation, FailureKindInfo
 
 TRANSPORT_UNREACHABLE: Final = "transport_unreachable"
 """The peer could not be reached (connection refused, DNS failure, no route)."""

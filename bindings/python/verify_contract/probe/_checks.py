@@ -14,13 +14,17 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from verify_contract.contract._model import ResolvedModel, contract_model
-from verify_contract.contract._resolved import resolve_contract
-from verify_contract.contract._versions import Profile
+from verify_contract.contract import Profile, ResolvedModel, contract_model, resolve_contract
 from verify_contract.findings import Finding, Severity
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._semantic import ABSENT, deprecations, ecma_search, registered_kinds, value_at
-from verify_contract.reference._validation import validate
+from verify_contract.reference import (
+    ABSENT,
+    deprecations,
+    ecma_search,
+    parse_json,
+    registered_kinds,
+    validate,
+    value_at,
+)
 
 MESSAGE_CAP = 200
 """No message the probe or the middleware writes is longer: a reply's values (a failure reason, an echoed
@@ -324,12 +328,12 @@ def _proved_clean(body: bytes, version: str, profile: Profile) -> bool:
     registered and not deprecated, or namespaced, and no legacy mask without its mirror."""
     if b"\n" in body or not body:
         return False
-    from verify_contract.check import _fastpath as fastpath
+    from verify_contract.check import CLEAN_STATUSES, precheck_available, precheck_scan
 
-    if not fastpath.available():
+    if not precheck_available():
         return False
-    statuses, _ = fastpath.scan(body, resolve_contract(version, profile))
-    return len(statuses) == 1 and statuses[0] in fastpath.CLEAN_STATUSES
+    statuses, _ = precheck_scan(body, resolve_contract(version, profile))
+    return len(statuses) == 1 and statuses[0] in CLEAN_STATUSES
 
 
 def _reward_findings(reward: Any, pointer: str, strict: bool) -> list[Finding]:

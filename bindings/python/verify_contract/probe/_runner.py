@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from verify_contract.contract._versions import LATEST_VERSION, Profile
+from verify_contract.contract import LATEST_VERSION, Profile
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
     DEFAULT_CHECKS,
@@ -38,7 +38,7 @@ from verify_contract.probe._transport import (
     Transport,
     TransportError,
 )
-from verify_contract.reference._semantic import ABSENT
+from verify_contract.reference import ABSENT
 
 RESENDS = 2
 """Times a request is sent again at most, and only when its connection dropped before any byte of the reply."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verify_contract.contract._model import contract_model, mask_locations
+from verify_contract.contract import contract_model, mask_locations
 from verify_contract.generated import CONTRACT_VERSIONS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from verify_contract.contract._model import Field, ResolvedModel
+from verify_contract.contract import Field, ResolvedModel
 from verify_contract.findings import Finding, finding
 from verify_contract.reference._schema_messages import json_text
 

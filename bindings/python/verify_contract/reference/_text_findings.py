@@ -72,7 +72,7 @@ UTF8_REASONS: dict[str, str] = {
     "end": "unexpected end of data",
 }
 """The reasons Python's UTF-8 decoder gives (``UnicodeDecodeError.reason``), by the pre-check's tags
-(``_fastscan.c``'s UTF8_TAGS); tests/test_text_keys.py checks that CPython words them so."""
+(``_fastscan.c``'s UTF8_TAGS); tests/reference/test_text_keys.py checks that CPython words them so."""
 
 
 def syntax_message(tag: str, code: int | None = None) -> str:

@@ -17,12 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from verify_contract.contract._model import Field, contract_model
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Field, Profile, contract_model
 from verify_contract.findings import Finding
 from verify_contract.generated.failure_kinds import PROTOCOL_VIOLATION
-from verify_contract.reference._mask import MaskTypeError, effective_mask
-from verify_contract.reference._validation import validate
+from verify_contract.reference import MaskTypeError, effective_mask, validate
 
 RESULT_KEY = "full_result"
 """Where NeMo-RL's and verl's Gym result holds the verify response (the collector's record, not the contract)."""
@@ -157,7 +155,7 @@ def kind_metric_label(outcome: Outcome) -> str:
     """The failure kind of a sample that is not policy evidence, as a metric label (SPEC 11.6): registered and
     namespaced kinds as they are, every other name ``unregistered``, none ``(none)``; never the reason."""
     from verify_contract.budget import NO_KIND
-    from verify_contract.check._budget_metrics import kind_label
+    from verify_contract.check import kind_label
 
     return kind_label(outcome.failure_kind or NO_KIND, _MODEL)
 
