@@ -43,7 +43,6 @@ if TYPE_CHECKING:
         check_paths_ray,
         check_sources_ray,
     )
-    from verify_contract.check._ray import MAX_RETRIES as RAY_MAX_RETRIES
     from verify_contract.check._ray import connect as connect_ray
     from verify_contract.check._reference import document_outcome, reference_outcome
     from verify_contract.check._remote import EXTRAS as REMOTE_EXTRAS
@@ -64,6 +63,7 @@ if TYPE_CHECKING:
     from verify_contract.check._sidecars import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._source import InputError, Source
     from verify_contract.check._tail import Tail, TailError
+    from verify_contract.check._tasks import RAY_BLOCKS_PER_CPU, RAY_MAX_RETRIES
     from verify_contract.check._workers import WorkerDied
 
 # Each public name and the step module that defines it: imported by the first use of one of its names.
@@ -93,7 +93,7 @@ _HOME = {
         ),
         "_ray",
     ),
-    "RAY_MAX_RETRIES": "_ray:MAX_RETRIES",
+    **dict.fromkeys(("RAY_BLOCKS_PER_CPU", "RAY_MAX_RETRIES"), "_tasks"),
     "connect_ray": "_ray:connect",
     **dict.fromkeys(("document_outcome", "reference_outcome"), "_reference"),
     "REMOTE_EXTRAS": "_remote:EXTRAS",
@@ -118,6 +118,7 @@ __all__ = [
     "KIND_CLASSES",
     "MASK_COLUMN",
     "MEMO_ENTRIES",
+    "RAY_BLOCKS_PER_CPU",
     "RAY_MAX_RETRIES",
     "REMOTE_EXTRAS",
     "SIDECAR_SUFFIX",

@@ -18,6 +18,8 @@ ENGINES = ("local", "ray")
 
 
 def add_arguments(check: argparse.ArgumentParser) -> None:
+    from verify_contract.check import RAY_BLOCKS_PER_CPU, RAY_MAX_RETRIES  # check's start-up module, not the engine
+
     check.add_argument(
         "--no-glob",
         action="store_true",
@@ -45,13 +47,15 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
         "--ray-blocks",
         type=int,
         metavar="N",
-        help="with --engine ray: cut the plain (not gzip) input bytes into about N tasks (default: 2 per CPU)",
+        help="with --engine ray: cut the plain (not gzip) input bytes into about N tasks (default: "
+        f"{RAY_BLOCKS_PER_CPU} per CPU)",
     )
     check.add_argument(
         "--ray-retries",
         type=int,
         metavar="N",
-        help="with --engine ray: runs of a task whose worker died before its input is reported lost (default: 3)",
+        help="with --engine ray: runs of a task whose worker died before its input is reported lost "
+        f"(default: {RAY_MAX_RETRIES})",
     )
 
 
@@ -102,8 +106,7 @@ def run_elsewhere(
     import contextlib
     import sys
 
-    from verify_contract.check import RAY_MAX_RETRIES as MAX_RETRIES
-    from verify_contract.check import EngineError, check_paths_ray
+    from verify_contract.check import RAY_MAX_RETRIES, EngineError, check_paths_ray
 
     try:
         _quiet_ray_data()
@@ -116,7 +119,7 @@ def run_elsewhere(
                 storage_options=parsed,
                 address=remote.ray_address,
                 blocks=remote.ray_blocks,
-                max_retries=MAX_RETRIES if remote.ray_retries is None else remote.ray_retries,
+                max_retries=RAY_MAX_RETRIES if remote.ray_retries is None else remote.ray_retries,
                 progress=progress,
                 budget=budget,
                 sidecars=settings.sidecars,
