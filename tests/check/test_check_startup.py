@@ -63,6 +63,8 @@ NOT_ON_A_CLEAN_RUN = (
     "verify_contract.check._ray",
     # --follow: only when asked for
     "verify_contract.cli._follow",
+    "verify_contract.check._follow",
+    "verify_contract.check._tail",
     # the probe and its network client: only for `verify-contract probe`
     "verify_contract.probe",
     "aiohttp",

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from verify_contract import LATEST_VERSION, parse_json, upgrade, validate
-from verify_contract.cli._upgrade import upgrade_text
-from verify_contract.upgrade import UpgradeError
+from verify_contract.upgrade import UpgradeError, upgrade_text
 
 from conftest import VECTORS
 

@@ -5,7 +5,9 @@ into ``_tasks``) -> ``_fastpath`` with the compiled ``_fastscan.c`` (the pre-che
 memo key: ``_text_events``, ``_compose`` or ``_reference``, each worded as the reference words it,
 ``_outcome``) -> ``_report``. ``_run`` runs the steps in one process, several (``_workers``) or on Ray
 (``_ray``) for one resolved ``Contract`` (``CheckOptions.contract``); ``_budget`` feeds the failure budget,
-``_budget_report``, ``_budget_metrics`` and ``_budget_plot`` show it.
+``_budget_report``, ``_budget_metrics`` and ``_budget_plot`` show it. ``_follow`` (``Follow``) checks a file
+while a run writes it (``_tail`` reads it as it grows), feeding a ``FailureBudget`` and yielding findings,
+budget events and notices.
 
 Scripts and the other packages (the command line, the probe, the trainers' adapters, ``verify_contract.ray``)
 import check's names from here (``from verify_contract.check import CheckOptions, check_paths``); each is
@@ -19,13 +21,14 @@ from verify_contract._lazy import lazy_exports
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from verify_contract.check._budget import BudgetRun, FactSpec, FailuresRows, numbered_lines
+    from verify_contract.check._budget import BudgetRun, FactSpec, budget_run
     from verify_contract.check._budget_metrics import kind_label, write_metrics
     from verify_contract.check._budget_plot import write_plot
     from verify_contract.check._budget_report import budget_text, event_line, write_retry_list
     from verify_contract.check._fastpath import CLEAN_STATUSES, KIND_CLASSES
     from verify_contract.check._fastpath import available as precheck_available
     from verify_contract.check._fastpath import scan as precheck_scan
+    from verify_contract.check._follow import Follow, FollowNotice
     from verify_contract.check._inputs import chunks, is_url, read_all
     from verify_contract.check._inputs import resolve as resolve_inputs
     from verify_contract.check._lines import MEMO_ENTRIES, CheckOptions, check_chunk, clear_caches
@@ -40,7 +43,6 @@ if TYPE_CHECKING:
         check_paths_ray,
         check_sources_ray,
     )
-    from verify_contract.check._ray import MAX_RETRIES as RAY_MAX_RETRIES
     from verify_contract.check._ray import connect as connect_ray
     from verify_contract.check._reference import document_outcome, reference_outcome
     from verify_contract.check._remote import EXTRAS as REMOTE_EXTRAS
@@ -54,8 +56,6 @@ if TYPE_CHECKING:
     )
     from verify_contract.check._run import (
         Progress,
-        add_budget_findings,
-        add_sidecar_findings,
         check_bytes,
         check_paths,
         check_sources,
@@ -63,17 +63,19 @@ if TYPE_CHECKING:
     from verify_contract.check._sidecars import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._source import InputError, Source
     from verify_contract.check._tail import Tail, TailError
+    from verify_contract.check._tasks import RAY_BLOCKS_PER_CPU, RAY_MAX_RETRIES
     from verify_contract.check._workers import WorkerDied
 
 # Each public name and the step module that defines it: imported by the first use of one of its names.
 _HOME = {
-    **dict.fromkeys(("BudgetRun", "FactSpec", "FailuresRows", "numbered_lines"), "_budget"),
+    **dict.fromkeys(("BudgetRun", "FactSpec", "budget_run"), "_budget"),
     **dict.fromkeys(("kind_label", "write_metrics"), "_budget_metrics"),
     "write_plot": "_budget_plot",
     **dict.fromkeys(("budget_text", "event_line", "write_retry_list"), "_budget_report"),
     **dict.fromkeys(("CLEAN_STATUSES", "KIND_CLASSES"), "_fastpath"),
     "precheck_available": "_fastpath:available",
     "precheck_scan": "_fastpath:scan",
+    **dict.fromkeys(("Follow", "FollowNotice"), "_follow"),
     **dict.fromkeys(("chunks", "is_url", "read_all"), "_inputs"),
     "resolve_inputs": "_inputs:resolve",
     **dict.fromkeys(("MEMO_ENTRIES", "CheckOptions", "check_chunk", "clear_caches"), "_lines"),
@@ -91,7 +93,7 @@ _HOME = {
         ),
         "_ray",
     ),
-    "RAY_MAX_RETRIES": "_ray:MAX_RETRIES",
+    **dict.fromkeys(("RAY_BLOCKS_PER_CPU", "RAY_MAX_RETRIES"), "_tasks"),
     "connect_ray": "_ray:connect",
     **dict.fromkeys(("document_outcome", "reference_outcome"), "_reference"),
     "REMOTE_EXTRAS": "_remote:EXTRAS",
@@ -99,7 +101,7 @@ _HOME = {
         ("DEFAULT_MAX_FINDINGS", "LocatedFinding", "Report", "Tally", "dumps_report", "dumps_report_data"), "_report"
     ),
     **dict.fromkeys(
-        ("Progress", "add_budget_findings", "add_sidecar_findings", "check_bytes", "check_paths", "check_sources"),
+        ("Progress", "check_bytes", "check_paths", "check_sources"),
         "_run",
     ),
     **dict.fromkeys(("SIDECAR_SUFFIX", "is_sidecar"), "_sidecars"),
@@ -116,6 +118,7 @@ __all__ = [
     "KIND_CLASSES",
     "MASK_COLUMN",
     "MEMO_ENTRIES",
+    "RAY_BLOCKS_PER_CPU",
     "RAY_MAX_RETRIES",
     "REMOTE_EXTRAS",
     "SIDECAR_SUFFIX",
@@ -124,7 +127,8 @@ __all__ = [
     "CheckOptions",
     "EngineError",
     "FactSpec",
-    "FailuresRows",
+    "Follow",
+    "FollowNotice",
     "InputError",
     "LocatedFinding",
     "Outcome",
@@ -135,8 +139,7 @@ __all__ = [
     "TailError",
     "Tally",
     "WorkerDied",
-    "add_budget_findings",
-    "add_sidecar_findings",
+    "budget_run",
     "budget_text",
     "check_bytes",
     "check_chunk",
@@ -155,7 +158,6 @@ __all__ = [
     "is_sidecar",
     "is_url",
     "kind_label",
-    "numbered_lines",
     "output_problem",
     "precheck_available",
     "precheck_scan",

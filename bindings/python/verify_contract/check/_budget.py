@@ -537,6 +537,12 @@ BATCH_LINES = 1 << 16
 ``record_run`` costs tens of microseconds whatever its length (measured in benchmarks/budget.py)."""
 
 
+def budget_run(budget: FailureBudget, on_event: Callable[[BudgetEvent], None] | None = None) -> BudgetRun:
+    """A run's ``BudgetRun`` over ``budget``: each line's identity read when the budget keeps identities
+    (``expected``, a retry list), its groups by the budget's group paths."""
+    return BudgetRun(budget, FactSpec(budget.group_paths, budget.track_identities), on_event)
+
+
 class BudgetRun:
     """One ``check`` run's budget: the ``FailureBudget`` fed in input order, and the failures files read.
 

@@ -31,7 +31,7 @@ from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import LocatedFinding, Report, Tally
 from verify_contract.check._run import Progress, _document_tally, _in_order, absorber, check_paths, run_task
 from verify_contract.check._source import InputError, Source
-from verify_contract.check._tasks import DocumentTask, RangeTask, StreamTask
+from verify_contract.check._tasks import RAY_BLOCKS_PER_CPU, RAY_MAX_RETRIES, DocumentTask, RangeTask, StreamTask
 from verify_contract.contract import cap
 from verify_contract.records import FrozenRecord
 
@@ -42,8 +42,7 @@ if TYPE_CHECKING:
 
 RANGE_BYTES = 64 << 20
 """At most this many bytes of a plain file per task when the number of blocks is not given."""
-MAX_RETRIES = 3
-"""Times Ray runs a task again when its worker dies (a node lost, a worker killed, out of memory)."""
+
 VERDICT_COLUMN = "verify_valid"
 MASK_COLUMN = "verify_mask"
 FINDINGS_COLUMN = "verify_findings"
@@ -122,7 +121,7 @@ def plan(sources: Iterable[Source], report: Report, blocks: int | None, cpus: in
             entries.append((source, fact[0], fact[1], None))
     plain_bytes = sum(size or 0 for _, size, cuttable, _ in entries if cuttable)
     if blocks is None:
-        blocks = max(2 * cpus, -(-plain_bytes // RANGE_BYTES))
+        blocks = max(RAY_BLOCKS_PER_CPU * cpus, -(-plain_bytes // RANGE_BYTES))
     part = max(1, -(-plain_bytes // max(blocks, 1)))
     tasks: list[Planned] = []
     for ordinal, (source, size, cuttable, problem) in enumerate(entries):  # ordinal: inputs may repeat
@@ -269,7 +268,7 @@ def check_sources_ray(
     options: CheckOptions,
     *,
     blocks: int | None = None,
-    max_retries: int = MAX_RETRIES,
+    max_retries: int = RAY_MAX_RETRIES,
     progress: Progress | None = None,
     timings: dict[str, float] | None = None,
     budget: BudgetRun | None = None,
@@ -325,7 +324,7 @@ def check_sources_ray(
     work = [task for task in tasks if not isinstance(task, PlanningError)]
     try:
         for number, blob, seconds in (
-            [] if not work else _results(work, options, blocks or max(2 * cpus, 1), max_retries)
+            [] if not work else _results(work, options, blocks or max(RAY_BLOCKS_PER_CPU * cpus, 1), max_retries)
         ):
             merging = time.perf_counter()
             real = runnable[number]
@@ -351,7 +350,7 @@ def check_paths_ray(
     storage_options: dict[str, Any] | None = None,
     address: str | None = None,
     blocks: int | None = None,
-    max_retries: int = MAX_RETRIES,
+    max_retries: int = RAY_MAX_RETRIES,
     progress: Progress | None = None,
     budget: BudgetRun | None = None,
     sidecars: bool = True,
@@ -468,7 +467,6 @@ def check_dataset(dataset: Any, column: str | None = None, options: CheckOptions
 __all__ = [
     "FINDINGS_COLUMN",
     "MASK_COLUMN",
-    "MAX_RETRIES",
     "VERDICT_COLUMN",
     "EngineError",
     "check_dataset",

@@ -9,6 +9,14 @@ from __future__ import annotations
 from verify_contract.check._source import Source
 from verify_contract.records import FrozenRecord
 
+# The Ray engine's defaults (check._ray), here where check's start-up already is, so that `--help` names them
+# without importing the engine.
+RAY_BLOCKS_PER_CPU = 2
+"""Tasks the Ray engine cuts the plain input bytes into, per CPU of the cluster, unless told (``blocks``)."""
+RAY_MAX_RETRIES = 3
+"""Times Ray runs a task again when its worker dies (a node lost, a worker killed, out of memory), unless told
+(``max_retries``)."""
+
 
 class DocumentTask(FrozenRecord):
     """A ``.json`` input: one document, read whole."""

@@ -12,9 +12,8 @@ from verify_contract.generated.contract_names import RULE_JSON_SYNTAX
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    import argparse
-
     from verify_contract.check import CheckOptions, Report
+    from verify_contract.cli._check_settings import OutputFiles
     from verify_contract.findings import Finding
 
 # (rule, text in the message) -> what to do about it; printed once per run under the findings.
@@ -145,20 +144,20 @@ def output_error(error: OSError) -> str:
     return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
-def write_outputs(report: Report, args: argparse.Namespace) -> None:
+def write_outputs(report: Report, outputs: OutputFiles) -> None:
     """The retry list, the metrics file and the plot, each written whole (a reader never sees half)."""
     run = report.budget
     if run is None:
         return
-    if args.retry_list:
+    if outputs.retry_list:
         from verify_contract.check import write_retry_list
 
-        write_retry_list(run, args.retry_list)
-    if args.metrics_file:
+        write_retry_list(run, outputs.retry_list)
+    if outputs.metrics_file:
         from verify_contract.check import write_metrics
 
-        write_metrics(report, args.metrics_file)
-    if args.plot:
+        write_metrics(report, outputs.metrics_file)
+    if outputs.plot:
         from verify_contract.check import write_plot
 
-        write_plot(run, args.plot)
+        write_plot(run, outputs.plot)

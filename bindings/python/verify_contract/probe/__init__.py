@@ -33,7 +33,11 @@ if TYPE_CHECKING:
     from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES, Redactor
     from verify_contract.probe._report import FORMATS, format_report, report_data
     from verify_contract.probe._requests import (
+        DEFAULT_CONCURRENCY,
+        DEFAULT_LISTED,
         DEFAULT_MAX_REQUESTS,
+        DEFAULT_SEED,
+        DEFAULT_TIMEOUT,
         Case,
         CaseError,
         CaseFile,
@@ -64,7 +68,19 @@ _HOME = {
     **dict.fromkeys(("MIN_SECRET_LENGTH", "REDACTED", "SECRET_NAMES", "Redactor"), "_redact"),
     **dict.fromkeys(("FORMATS", "format_report", "report_data"), "_report"),
     **dict.fromkeys(
-        ("DEFAULT_MAX_REQUESTS", "Case", "CaseError", "CaseFile", "file_cases", "replay_cases"), "_requests"
+        (
+            "DEFAULT_CONCURRENCY",
+            "DEFAULT_LISTED",
+            "DEFAULT_MAX_REQUESTS",
+            "DEFAULT_SEED",
+            "DEFAULT_TIMEOUT",
+            "Case",
+            "CaseError",
+            "CaseFile",
+            "file_cases",
+            "replay_cases",
+        ),
+        "_requests",
     ),
     **dict.fromkeys(("ProbeReport", "Settings", "probe", "probe_app", "probe_app_async", "probe_with"), "_runner"),
 }
@@ -74,7 +90,11 @@ __all__ = [
     "CHECKS",
     "CHECK_IDS",
     "DEFAULT_CHECKS",
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_LISTED",
     "DEFAULT_MAX_REQUESTS",
+    "DEFAULT_SEED",
+    "DEFAULT_TIMEOUT",
     "FORMATS",
     "MAX_REPLY_BYTES",
     "MIN_SECRET_LENGTH",

@@ -28,7 +28,7 @@ from verify_contract.probe._checks import (
     runnable_checks,
 )
 from verify_contract.probe._redact import SECRET_NAMES, Redactor
-from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS, Case
+from verify_contract.probe._requests import DEFAULT_CONCURRENCY, DEFAULT_MAX_REQUESTS, DEFAULT_TIMEOUT, Case
 from verify_contract.probe._transport import (
     Answer,
     BrokenReply,
@@ -55,8 +55,8 @@ class Settings:
     """None: the wire profile (gym) of ``version``."""
     checks: tuple[str, ...] = DEFAULT_CHECKS
     max_latency: float | None = None
-    concurrency: int = 4
-    timeout: float = 30.0
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float = DEFAULT_TIMEOUT
     """Seconds for a whole request: connecting, sending, resends and reading the whole reply."""
     max_requests: int = DEFAULT_MAX_REQUESTS
     max_reply_bytes: int = MAX_REPLY_BYTES
