@@ -239,14 +239,14 @@ def test_the_library_keeps_no_plot_blocks_unless_asked() -> None:
 def test_unreadable_failures_lines_are_all_counted_and_listed_up_to_the_findings_cap(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from verify_contract.check._budget import SidecarRead, open_failures
+    from verify_contract.check._budget import FailuresFileRead, open_failures
     from verify_contract.check._report import DEFAULT_MAX_FINDINGS
     from verify_contract.check._source import Source
 
     main_file = _half_masked(tmp_path / "run.jsonl", 10)
     garbage = tmp_path / "run_failures.jsonl"
     garbage.write_text("not json\n" * (DEFAULT_MAX_FINDINGS + 4000) + '{"_ng_failure_class": "x"}\n')
-    read = SidecarRead()
+    read = FailuresFileRead()
     rows = open_failures(Source(str(garbage), str(garbage)), (), read)
     assert rows.take() is not None and rows.take() is None  # the one row, past every garbage line
     assert (len(read.findings), read.unlisted, read.unreadable) == (DEFAULT_MAX_FINDINGS, 4000, 5000)

@@ -137,7 +137,7 @@ def test_budget_from_chunks_equals_the_library_fed_line_by_line(storm: Path) -> 
         FailureBudget(max_masked=0.2, warn_masked=0.1, window=50, min_samples=30, max_consecutive_masked=5), FactSpec()
     )
     options = CheckOptions(facts=cli.spec)
-    check.check_paths([storm], options=options, budget=cli, sidecars=False)
+    check.check_paths([storm], options=options, budget=cli, failures_files=False)
     assert cli.budget.summary() == library.summary()
 
 
@@ -147,7 +147,7 @@ def test_a_failures_file_in_a_directory_is_not_checked_as_verify_responses(
     code, report = run_json(capsys, str(storm.parent))
     assert code == 0 and report["invalid"] == 0  # without a budget flag, the rows are still counted as failed
     assert report["budget"]["failed"] == len(STORM.rows()[1])
-    code, report = run_json(capsys, str(storm.parent), "--no-sidecar")
+    code, report = run_json(capsys, str(storm.parent), "--no-failures-file")
     assert code == 1 and report["rules"]["reward-required"] == len(STORM.rows()[1])
 
 
@@ -432,13 +432,13 @@ def test_bulk_feeding_equals_rollout_by_rollout(
     monkeypatch.setattr(inputs, "CHUNK_BYTES", chance.choice([64, 300, 1 << 20]))
     cli = BudgetRun(FailureBudget(**settings), FactSpec(library.group_paths))
     options = CheckOptions(facts=cli.spec, fast=compiled)  # fast=False: no field table, every line read
-    check.check_paths([path], options=options, budget=cli, sidecars=False)
+    check.check_paths([path], options=options, budget=cli, failures_files=False)
     # every event of the main file, in the order observe() gave them, at the same rollout and line
     assert [(e.as_dict() | {"file": "x"}) for e in cli.events] == [e.as_dict() for e in events]
     from verify_contract.check._budget import FailuresRows, numbered_lines
 
     lines_of_failures = numbered_lines(json.dumps(row).encode() for row in failures)
-    rows = FailuresRows("x_failures", lines_of_failures, cli.spec.group_paths, cli.sidecar_read("x_failures"))
+    rows = FailuresRows("x_failures", lines_of_failures, cli.spec.group_paths, cli.failures_file_read("x_failures"))
     cli.merge_failures([], {}, [rows])  # no identities: after the main file (SPEC 11.1)
     cli.finish_failures()
     mine, theirs = cli.budget.summary(), library.summary()

@@ -428,7 +428,7 @@ def test_budget_over_s3_is_the_local_budget(s3: S3, tmp_path: Path) -> None:
     def run(path: str, options: dict[str, Any] | None) -> dict[str, Any]:
         made = FailureBudget(max_masked=0.2, warn_masked=0.1)
         budget = BudgetRun(made, FactSpec())
-        return check_paths([path], budget=budget, sidecars=False, storage_options=options).as_dict()["budget"]
+        return check_paths([path], budget=budget, failures_files=False, storage_options=options).as_dict()["budget"]
 
     remote, local = run(url, s3.options), run(str(storm), None)
     for summary in (remote, local):

@@ -156,7 +156,7 @@ def settings_of(*flags: str) -> CheckSettings:
         (("--group-by", ""), True),
         (("--retry-list", "retry.jsonl"), True),
         (("--follow",), True),
-        (("--jobs", "2", "--no-sidecar"), False),
+        (("--jobs", "2", "--no-failures-file"), False),
     ],
 )
 def test_a_budget_flag_makes_a_budget(flags: tuple[str, ...], budgeted: bool) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from verify_contract.check._budget_metrics import kind_label, write_metrics
     from verify_contract.check._budget_plot import write_plot
     from verify_contract.check._budget_report import budget_text, event_line, write_retry_list
+    from verify_contract.check._failures_files import FAILURES_FILE_SUFFIX, is_failures_file
     from verify_contract.check._fastpath import CLEAN_STATUSES, KIND_CLASSES
     from verify_contract.check._fastpath import available as precheck_available
     from verify_contract.check._fastpath import scan as precheck_scan
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
         check_paths,
         check_sources,
     )
-    from verify_contract.check._sidecars import SIDECAR_SUFFIX, is_sidecar
     from verify_contract.check._source import InputError, Source
     from verify_contract.check._tail import Tail, TailError
     from verify_contract.check._tasks import RAY_BLOCKS_PER_CPU, RAY_MAX_RETRIES
@@ -104,7 +104,7 @@ _HOME = {
         ("Progress", "check_bytes", "check_paths", "check_sources"),
         "_run",
     ),
-    **dict.fromkeys(("SIDECAR_SUFFIX", "is_sidecar"), "_sidecars"),
+    **dict.fromkeys(("FAILURES_FILE_SUFFIX", "is_failures_file"), "_failures_files"),
     **dict.fromkeys(("InputError", "Source"), "_source"),
     **dict.fromkeys(("Tail", "TailError"), "_tail"),
     "WorkerDied": "_workers",
@@ -114,6 +114,7 @@ __getattr__ = lazy_exports(__name__, _HOME)
 __all__ = [
     "CLEAN_STATUSES",
     "DEFAULT_MAX_FINDINGS",
+    "FAILURES_FILE_SUFFIX",
     "FINDINGS_COLUMN",
     "KIND_CLASSES",
     "MASK_COLUMN",
@@ -121,7 +122,6 @@ __all__ = [
     "RAY_BLOCKS_PER_CPU",
     "RAY_MAX_RETRIES",
     "REMOTE_EXTRAS",
-    "SIDECAR_SUFFIX",
     "VERDICT_COLUMN",
     "BudgetRun",
     "CheckOptions",
@@ -155,7 +155,7 @@ __all__ = [
     "dumps_report",
     "dumps_report_data",
     "event_line",
-    "is_sidecar",
+    "is_failures_file",
     "is_url",
     "kind_label",
     "output_problem",

@@ -360,10 +360,10 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
 
 
 # -- failures files ------------------------------------------------------------------------------------------
-# Where they are: _sidecars (a plain check looks for them without importing the budget).
+# Where they are: _failures_files (a plain check looks for them without importing the budget).
 
 
-class SidecarRead(Record):
+class FailuresFileRead(Record):
     """A failures file's counts as the budget counts it: every JSON-object row a failed rollout."""
 
     __slots__ = ("rows", "blank", "unreadable", "classes", "findings", "unlisted", "error")  # noqa: RUF023
@@ -374,7 +374,7 @@ class SidecarRead(Record):
         self.blank = 0
         self.unreadable = 0
         self.classes: dict[str, int] = {}  # at most MAX_DISTINCT, then OTHER
-        # Taken by the report as they come (add_sidecar_findings); past what a report lists, only counted: a
+        # Taken by the report as they come (add_failures_file_findings); past what a report lists, only counted: a
         # file of garbage lines read in one go must not grow memory.
         self.findings: list[tuple[int, Finding]] = []
         self.unlisted = 0
@@ -399,7 +399,7 @@ class FailuresRows:
     finding and no rollout, so the lines add up. ``lines``: (line number, bytes) in file order."""
 
     def __init__(
-        self, path: str, lines: Iterator[tuple[int, bytes]], group_paths: tuple[GroupPath, ...], read: SidecarRead
+        self, path: str, lines: Iterator[tuple[int, bytes]], group_paths: tuple[GroupPath, ...], read: FailuresFileRead
     ) -> None:
         self.path = path
         self.read = read
@@ -473,7 +473,7 @@ def unreadable(source: Source, error: OSError) -> str:
     return f"{source.name}: cannot read the failures file: {reason or describe_error(error)}"
 
 
-def open_failures(source: Source, group_paths: tuple[GroupPath, ...], read: SidecarRead) -> FailuresRows:
+def open_failures(source: Source, group_paths: tuple[GroupPath, ...], read: FailuresFileRead) -> FailuresRows:
     """A failures file's rows for the merge, opened at its first row and closed at its last, so a run of many
     main files holds one failures file open at a time; a file that cannot be read then is ``read.error``."""
 
@@ -563,7 +563,7 @@ class BudgetRun:
         self.on_event = on_event
         self._events: list[BudgetEvent] = []  # the first EVENTS_KEPT
         self.events_not_kept: dict[str, dict[str, int]] = {}  # rule -> level -> events past the cap
-        self._reads: dict[str, SidecarRead] = {}  # failures file -> its counts so far
+        self._reads: dict[str, FailuresFileRead] = {}  # failures file -> its counts so far
         self._waiting: list[ChunkFacts] = []
         self._waiting_lines = 0
         # The merge: the main inputs in order, the failures file attached to some, and those of none.
@@ -593,16 +593,16 @@ class BudgetRun:
         return self._budget.expected
 
     @property
-    def sidecars(self) -> dict[str, dict[str, Any]]:
+    def failures_files_read(self) -> dict[str, dict[str, Any]]:
         """Each failures file's counts so far."""
         return {path: read.counts() for path, read in self._reads.items()}
 
-    def failures_reads(self) -> list[tuple[str, SidecarRead]]:
+    def failures_reads(self) -> list[tuple[str, FailuresFileRead]]:
         return list(self._reads.items())
 
-    def sidecar_read(self, path: str) -> SidecarRead:
+    def failures_file_read(self, path: str) -> FailuresFileRead:
         """The counts of a failures file (one per path, however often its rows are attached)."""
-        return self._reads.setdefault(path, SidecarRead())
+        return self._reads.setdefault(path, FailuresFileRead())
 
     def merge_failures(self, mains: list[str], attached: dict[str, FailuresRows], alone: list[FailuresRows]) -> None:
         """Failures-file rows for the merge: ``attached`` (main input name -> rows) merged into their main
@@ -839,7 +839,7 @@ class BudgetRun:
         data = self.budget.summary()
         data["events"] = [event.as_dict() for event in self.events]
         data["events_not_kept"] = self.events_not_kept
-        data["failures_files"] = self.sidecars
+        data["failures_files"] = self.failures_files_read
         return data
 
 

@@ -32,7 +32,7 @@ import json
 import os
 from functools import cache, lru_cache
 
-from verify_contract.check._outcome import Outcome, facts
+from verify_contract.check._outcome import Outcome, outcome_of
 from verify_contract.contract import Field, Profile, ResolvedModel, json_pointer
 from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
@@ -417,7 +417,7 @@ def contract_outcome(raw: bytes | memoryview, contract: Contract) -> Outcome:
                 found.extend(_referenced(contract, layout, field, document[field.name]))
     # The semantic rules are plain Python over a few members: the reference's own function, on the document.
     found.extend(semantic_findings(document, contract.model))
-    return facts(document, tuple(found), contract.model)
+    return outcome_of(document, tuple(found), contract.model)
 
 
 def clear_caches() -> None:

@@ -21,10 +21,10 @@ import os
 import time
 
 from verify_contract.check._budget import FailuresRows, budget_run, numbered_lines
+from verify_contract.check._failures_files import failures_file_of
 from verify_contract.check._lines import CheckOptions, check_chunk
 from verify_contract.check._report import LocatedFinding, Report
-from verify_contract.check._run import add_budget_findings, add_sidecar_findings
-from verify_contract.check._sidecars import sidecar_of
+from verify_contract.check._run import add_budget_findings, add_failures_file_findings
 from verify_contract.check._tail import Tail
 from verify_contract.records import FrozenRecord
 
@@ -94,7 +94,7 @@ class Follow:
         )
         self.report = Report(options.version, options.profile, options.max_findings, files=1)
         self.report.budget = self.run
-        self.failures_path = sidecar_of(path) if failures_file else None
+        self.failures_path = failures_file_of(path) if failures_file else None
         self.metrics_file = metrics_file
         self.stop_at_breach = stop_at_breach
         self.stop_requested = stop_requested
@@ -170,7 +170,7 @@ class Follow:
         if side is not None and pieces:
             self._failures_seen = True
             numbered = (row for rows, first in pieces for row in numbered_lines(rows.splitlines(), first))
-            merge = FailuresRows(side.path, numbered, run.spec.group_paths, run.sidecar_read(side.path))
+            merge = FailuresRows(side.path, numbered, run.spec.group_paths, run.failures_file_read(side.path))
             head = merge.head()
             merging = head is not None and head[3] is not None
             run.merge_failures([self.path], {self.path: merge}, [])
@@ -195,7 +195,7 @@ class Follow:
                 run.feed(chunk_facts)
         run.finish_failures()  # the poll's failures rows left after its main lines; events reported now
         if side is not None and self._failures_seen:
-            add_sidecar_findings(report, side.path, run.sidecar_read(side.path))
+            add_failures_file_findings(report, side.path, run.failures_file_read(side.path))
             self._new_findings()
         self._refresh_metrics()
 

@@ -62,8 +62,9 @@ def _fact_fields(model: ResolvedModel) -> tuple[tuple[str, ...] | None, tuple[st
     )
 
 
-def facts(document: Any, findings: tuple[Finding, ...], model: ResolvedModel) -> Outcome:
-    """The outcome of a document with these findings: invalid, or valid with its counted facts."""
+def outcome_of(document: Any, findings: tuple[Finding, ...], model: ResolvedModel) -> Outcome:
+    """The outcome of a document with these findings: invalid, or valid with what it counts (the mask, the
+    legacy mask, the failure kind)."""
     for item in findings:
         if item.severity is ERROR:
             return Outcome(findings, False)

@@ -353,7 +353,7 @@ def check_paths_ray(
     max_retries: int = RAY_MAX_RETRIES,
     progress: Progress | None = None,
     budget: BudgetRun | None = None,
-    sidecars: bool = True,
+    failures_files: bool = True,
     glob: bool = True,
 ) -> Report:
     """``check.check_paths`` on Ray: connects (or starts a local Ray, stopped again at the end). A failure
@@ -383,7 +383,7 @@ def check_paths_ray(
         options=options,
         progress=progress,
         budget=budget,
-        sidecars=sidecars,
+        failures_files=failures_files,
         storage_options=storage_options,
         glob=glob,
         engine=on_ray,

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
     from typing import Any, BinaryIO
 
-    from verify_contract.check._budget import BudgetRun, SidecarRead
+    from verify_contract.check._budget import BudgetRun, FailuresFileRead
 
     Engine = Callable[[list[Source], CheckOptions, "Progress | None", BudgetRun | None], Report]
     """What runs the opened inputs' tasks into a report: ``check_sources``, or Ray's (``_ray``)."""
@@ -337,7 +337,7 @@ def check_paths(
     options: CheckOptions | None = None,
     progress: Progress | None = None,
     budget: BudgetRun | None = None,
-    sidecars: bool = True,
+    failures_files: bool = True,
     storage_options: dict[str, Any] | None = None,
     glob: bool = True,
     engine: Engine | None = None,
@@ -347,7 +347,7 @@ def check_paths(
     ``engine``: what runs the opened inputs' tasks (``check_sources`` by default; ``check_paths_ray`` passes
     Ray's), after the same opening here and before the same closing.
 
-    ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``sidecars``: a NeMo Gym
+    ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``failures_files``: a NeMo Gym
     failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input (in the main input's own
     store: a directory or a bucket), is read as failed rollouts merged into its main file's by rollout identity
     (SPEC 11.1), not checked as verify responses; a run that finds one and has no budget gets an unbounded one,
@@ -355,7 +355,7 @@ def check_paths(
     """
     options = options or CheckOptions(version, profile)
     sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options, glob=glob)
-    sources, options, budget, unread = with_failures_files(sources, options, budget, sidecars)
+    sources, options, budget, unread = with_failures_files(sources, options, budget, failures_files)
     report = (engine or check_sources)(sources, options, progress, budget)
     report.input_errors[:0] = errors
     report.input_errors += unread
@@ -364,12 +364,12 @@ def check_paths(
 
 
 def with_failures_files(
-    sources: list[Source], options: CheckOptions, budget: BudgetRun | None, sidecars: bool
+    sources: list[Source], options: CheckOptions, budget: BudgetRun | None, look_for: bool
 ) -> tuple[list[Source], CheckOptions, BudgetRun | None, list[str]]:
     """(the main inputs to check, the options, the budget, failures files that cannot be read): the failures
-    files among and beside the inputs (``sidecars``) attached to the budget, to be merged into their main
+    files among and beside the inputs (when ``look_for``) attached to the budget, to be merged into their main
     files' rows as they are fed (SPEC 11.1); a run that finds one and has no budget gets an unbounded one."""
-    sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
+    sources, failures_files = split_failures_files(sources) if look_for else (sources, [])
     if failures_files and budget is None:
         from verify_contract.budget import FailureBudget
         from verify_contract.check._budget import BudgetRun, FactSpec
@@ -385,7 +385,7 @@ def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files
     only when its failures file's first row carries one: otherwise the merge puts the whole failures file
     after it (SPEC 11.1) and its lines go the fast way. Returns the files that cannot be read, one line each."""
     from verify_contract.check._budget import first_identity, open_failures, unreadable
-    from verify_contract.check._sidecars import SIDECAR_SUFFIX
+    from verify_contract.check._failures_files import FAILURES_FILE_SUFFIX
 
     by_file = {source.file: source.name for source in mains if source.file is not None}
     attached, alone, ordered, unread = {}, [], set(), []
@@ -395,8 +395,8 @@ def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files
         except OSError as error:
             unread.append(unreadable(failures, error))
             continue
-        rows = open_failures(failures, budget.spec.group_paths, budget.sidecar_read(failures.name))
-        main = by_file.get(failures.name[: -len(SIDECAR_SUFFIX)] + ".jsonl")
+        rows = open_failures(failures, budget.spec.group_paths, budget.failures_file_read(failures.name))
+        main = by_file.get(failures.name[: -len(FAILURES_FILE_SUFFIX)] + ".jsonl")
         if main is None or main in attached:
             alone.append(rows)
             continue
@@ -412,18 +412,18 @@ def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[Sour
     """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
     is one, and so is the one beside a main input (SPEC 11.1), looked up in the main input's own store (a
     local directory, or the bucket of a URL) and read through the same layer."""
-    from verify_contract.check import _sidecars as sidecars  # not the budget: a plain check imports none of it
+    from verify_contract.check import _failures_files  # not the budget: a plain check imports none of it
 
     mains: list[Source] = []
     failures_files: list[Source] = []
     for source in sources:
-        if source.file is not None and sidecars.is_sidecar(source.file):
+        if source.file is not None and _failures_files.is_failures_file(source.file):
             failures_files.append(source)
         else:
             mains.append(source)
     named = {source.name for source in failures_files}
     for source in mains:
-        candidate = sidecars.sidecar_of(source.file) if source.file is not None else None
+        candidate = _failures_files.failures_file_of(source.file) if source.file is not None else None
         found = source.sibling(candidate) if candidate is not None and candidate not in named else None
         if found is not None:
             failures_files.append(found)
@@ -445,7 +445,7 @@ def finish_budget(report: Report) -> None:
         return
     budget.finish_failures()
     for file, read in budget.failures_reads():
-        add_sidecar_findings(report, file, read)
+        add_failures_file_findings(report, file, read)
         if read.error is not None:
             report.input_errors.append(read.error)
     add_budget_findings(report)
@@ -476,7 +476,7 @@ def add_budget_findings(report: Report) -> None:
             report.tally.findings.append(LocatedFinding("<run>", None, finding))
 
 
-def add_sidecar_findings(report: Report, file: str, read: SidecarRead) -> None:
+def add_failures_file_findings(report: Report, file: str, read: FailuresFileRead) -> None:
     """A failures file's findings so far (unreadable lines) in the report: counted (those past what the read
     keeps too), and listed while there is room; the read's are taken."""
     for line, finding in read.findings:

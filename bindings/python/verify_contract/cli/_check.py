@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
                 options=options,
                 progress=progress,
                 budget=budget,
-                sidecars=settings.sidecars,
+                failures_files=settings.failures_files,
                 glob=settings.glob,
             )
     except KeyboardInterrupt as stop:  # ^C, SIGTERM, SIGHUP: no report, since it would be incomplete
@@ -309,7 +309,12 @@ def register(commands: Any) -> None:
         metavar="N|TASKSxREPEATS",
         help="rollouts the run should hold (missing counted; a grid is never listed in memory)",
     )
-    budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
+    budget.add_argument(
+        "--no-failures-file",
+        "--no-sidecar",  # its first name, kept for existing scripts
+        action="store_true",
+        help="do not read <stem>_failures.jsonl files",
+    )
     budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")
     budget.add_argument("--metrics-file", metavar="PATH", help="write Prometheus text metrics (needs [metrics])")
     budget.add_argument(

@@ -124,7 +124,7 @@ class CheckSettings(FrozenRecord):
         "progress",
         "fast",
         "glob",
-        "sidecars",
+        "failures_files",
         "budget",
         "outputs",
         "remote",
@@ -142,7 +142,7 @@ class CheckSettings(FrozenRecord):
     progress: bool | None
     fast: bool
     glob: bool
-    sidecars: bool
+    failures_files: bool
     budget: BudgetSettings | None
     outputs: OutputFiles
     remote: RemoteSettings
@@ -191,7 +191,7 @@ class CheckSettings(FrozenRecord):
             args.progress,
             not args.reference_only,
             not args.no_glob,
-            not args.no_sidecar,
+            not args.no_failures_file,
             budget if budgeted else None,
             outputs,
             RemoteSettings(args.storage_options, args.engine, args.ray_address, args.ray_blocks, args.ray_retries),

@@ -49,7 +49,7 @@ def follow(settings: CheckSettings, budget: FailureBudget) -> int:
                 settings.paths[0],
                 budget,
                 options,
-                failures_file=settings.sidecars,
+                failures_file=settings.failures_files,
                 metrics_file=settings.outputs.metrics_file,
                 stop_at_breach=settings.fail_fast,
                 stop_requested=lambda: stop.signum,

@@ -94,7 +94,7 @@ def run_elsewhere(
             progress=progress,
             storage_options=parsed,
             budget=budget,
-            sidecars=settings.sidecars,
+            failures_files=settings.failures_files,
             glob=settings.glob,
         )
     if remote.ray_blocks is not None and remote.ray_blocks < 1:
@@ -122,7 +122,7 @@ def run_elsewhere(
                 max_retries=RAY_MAX_RETRIES if remote.ray_retries is None else remote.ray_retries,
                 progress=progress,
                 budget=budget,
-                sidecars=settings.sidecars,
+                failures_files=settings.failures_files,
                 glob=settings.glob,
             )
     except EngineError as error:
