@@ -701,7 +701,7 @@ class FailureBudget:
             if bound is not None
         ]
         active = tuple(scope.breached if level == "breach" else scope.warned for _, level in levels)
-        worst, worst_at, inside, size, longest, longest_at, last_run, after, found = window_scan()(
+        scanned = window_scan()(
             [ordinal for ordinal, _ in scope.bad],
             offsets if isinstance(offsets, list) else list(offsets),
             first,
@@ -713,28 +713,32 @@ class FailureBudget:
             scope.run > 0 and offsets[0] == 0,
             0 if self.max_consecutive is None else self.max_consecutive + 1,
         )
-        if longest > scope.longest:
-            scope.longest, scope.longest_at = longest, stream_first + stream[longest_at]
+        if scanned.longest > scope.longest:
+            scope.longest, scope.longest_at = scanned.longest, stream_first + stream[scanned.longest_at]
             if scope is self.total:
-                self.longest_where = where_of(stream[longest_at])
-        if worst > scope.worst:
-            scope.worst, scope.worst_at = worst, (stream_first + stream[worst_at], inside, size)
-        for (_, level), state in zip(levels, after, strict=True):
+                self.longest_where = where_of(stream[scanned.longest_at])
+        if scanned.worst > scope.worst:
+            at = stream_first + stream[scanned.worst_at]
+            scope.worst, scope.worst_at = scanned.worst, (at, scanned.worst_inside, scanned.worst_size)
+        for (_, level), state in zip(levels, scanned.active, strict=True):
             if level == "breach":
                 scope.breached = state
             else:
                 scope.warned = state
-        scope.run = last_run if offsets[-1] == count - 1 else 0
+        scope.run = scanned.last_run if offsets[-1] == count - 1 else 0
         events = []
-        for k, order, bad, size, start, run in found:
-            if order:
-                rule, level = RULE_BUDGET_MASKED_RATE, levels[order - 1][1]
+        for found in scanned.events:
+            if found.order:
+                rule, level = RULE_BUDGET_MASKED_RATE, levels[found.order - 1][1]
             else:
                 rule, level = RULE_BUDGET_CONSECUTIVE_MASKED, "breach"
-            kinds = Counter(all_labels[start : carried + k + 1])
-            where, ordinal = where_of(stream[k]), stream_first + stream[k]
+            kinds = Counter(all_labels[found.start : carried + found.k + 1])
+            where, ordinal = where_of(stream[found.k]), stream_first + stream[found.k]
             named = self._named(group)
-            events.append(self._event(rule, level, named, bad / size, bad, size, run, kinds, where, ordinal))
+            rate = found.inside / found.size
+            events.append(
+                self._event(rule, level, named, rate, found.inside, found.size, found.run, kinds, where, ordinal)
+            )
         # The masked rollouts still in the window after the run: (ordinal, label), as record() keeps them.
         floor = base + count - window
         kept = [entry for entry in scope.bad if entry[0] > floor]

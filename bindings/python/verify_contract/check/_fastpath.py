@@ -238,8 +238,7 @@ def _slow_scan(chunk: bytes) -> tuple[bytes, list[Other]]:
 def scan_with(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[Other]]:
     """``scan`` with an explicit field table and kind list (tests feed synthetic models through this)."""
     assert _native is not None
-    result: tuple[bytes, list[Other]] = _native.scan(chunk, table, kinds)
-    return result
+    return _native.scan(chunk, table, kinds)
 
 
 def scan(chunk: bytes, contract: Contract, fast: bool = True) -> tuple[bytes, list[Other]]:
@@ -258,7 +257,7 @@ KnownKinds = tuple[bytes, list[str]]
 
 
 GroupIds = tuple[bytes, list[tuple[str, ...]], list[int], list[Span]]
-"""A chunk's groups (``scan``'s with a budget that groups): a uint32 combination id per line (``NO_GROUP``
+"""A chunk's groups (``scan_budget``'s with group fields): a uint32 combination id per line (``NO_GROUP``
 for a blank line or one the scan did not read whole), the combinations' labels, the first line of each, and the
 spans of the lines without an id that are not blank."""
 NO_GROUP = 0xFFFFFFFF
@@ -285,15 +284,10 @@ def scan_kinds(
         return statuses, others, (b"", []), [], None
     assert _native is not None
     grouped = group_field_table(contract, groups[0]) if groups is not None else None
+    kinds = clean_kinds(contract.model)
     if groups is None or grouped is None:
-        four: tuple[bytes, list[Other], KnownKinds, list[Span]] = _native.scan(
-            chunk, table, clean_kinds(contract.model), (reread_member, no_kind)
-        )
-        return (*four, None)
-    result: tuple[bytes, list[Other], KnownKinds, list[Span], GroupIds] = _native.scan(
-        chunk, grouped[0], clean_kinds(contract.model), (reread_member, no_kind, grouped[1], groups[1])
-    )
-    return result
+        return _native.scan_budget(chunk, table, kinds, reread_member, no_kind)
+    return _native.scan_budget(chunk, grouped[0], kinds, reread_member, no_kind, grouped[1], groups[1])
 
 
 def gather(
