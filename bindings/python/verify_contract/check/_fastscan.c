@@ -406,10 +406,12 @@ __attribute__((target("avx2"))) static const uint8_t *utf8_run_avx2(const uint8_
 }
 #endif
 
+/* The process's one choice of UTF-8 validator: a property of the CPU, not of a call, written at each module
+ * load with the same value (the only static state a scan reads; every table is the call's own). */
 static Utf8Run utf8_run = utf8_run_scalar;
 static const char *utf8_run_name = "scalar";
 
-/* Picks the fastest utf8_run the CPU runs (once, at module load). */
+/* Picks the fastest utf8_run the CPU runs (at module load). */
 static void pick_utf8_run(void) {
 #if defined(UTF8_SIMD)
     __builtin_cpu_init();
