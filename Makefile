@@ -80,7 +80,7 @@ fuzz: setup
 
 # Sanitizer fuzzing of the compiled pre-check (tests/fuzz/fastscan): clang's libFuzzer with ASan and UBSan,
 # one worker, then the grown corpus replayed against the reference. Needs clang and libclang-rt-14-dev; the
-# corpus stays in FUZZ_C_DIR between runs. A short run is part of `make test` (tests/test_fastscan_fuzz.py).
+# corpus stays in FUZZ_C_DIR between runs. A short run is part of `make test` (tests/check/test_fastscan_fuzz.py).
 FUZZ_C_RUNS ?= 10000000
 FUZZ_C_MAX_LEN ?= 1024
 FUZZ_C_DIR ?= build/fuzz-fastscan

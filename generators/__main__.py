@@ -14,7 +14,7 @@ from generators import paths
 from generators.bundle import bundle, dump_json, uses_registry
 from generators.model import resolved_models
 from generators.registry import FailureKindInfo, failure_kinds_schema, load_registry
-from generators.registry_outputs import markdown_table, replace_generated_block, rules_table
+from generators.registry_outputs import budget_rules_table, markdown_table, replace_generated_block, rules_table
 
 Artifacts = dict[Path, str]
 Bundles = dict[str, dict[str, Any]]
@@ -77,7 +77,9 @@ def build_artifacts() -> Artifacts:
         artifacts[paths.PYTHON_GENERATED / name] = text
     spec = paths.SPEC_FILE.read_text(encoding="utf-8")
     spec = replace_generated_block(spec, "registry", markdown_table(kinds))
-    artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "rules", rules_table())
+    spec = replace_generated_block(spec, "rules", rules_table())
+    latest = models[max(models, key=paths.version_key)]
+    artifacts[paths.SPEC_FILE] = replace_generated_block(spec, "budget-rules", budget_rules_table(latest))
 
     for generate in _extra_generators():
         artifacts.update(generate(bundles, kinds, models))

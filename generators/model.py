@@ -25,22 +25,18 @@ def _kind_data(kind: FailureKindInfo) -> dict[str, Any]:
     return data
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
-
-
 def registry_at(kind_data: list[dict[str, Any]], version: str) -> list[dict[str, Any]]:
     """The registry as ``version`` knows it: the kinds added up to it, deprecations made up to it.
 
     A version's model hash covers this, not the whole registry, so registering or deprecating a kind in a
     later version leaves every released version's model (and the code generated from it) as it was."""
-    key = _version_key(version)
+    key = paths.version_key(version)
     seen = []
     for kind in kind_data:
-        if _version_key(kind["added_in"]) > key:
+        if paths.version_key(kind["added_in"]) > key:
             continue
         deprecated = kind.get("deprecated")
-        if deprecated is not None and _version_key(deprecated["in"]) > key:
+        if deprecated is not None and paths.version_key(deprecated["in"]) > key:
             kind = {**kind, "deprecated": None}
         seen.append(kind)
     return seen

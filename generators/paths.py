@@ -6,7 +6,7 @@ from pathlib import Path
 
 # A version's order and its name as an identifier (``v1_2_0``), stated once in the package, used here too.
 from verify_contract.codegen._binding import module_name as module_name
-from verify_contract.contract._model import version_key as version_key
+from verify_contract.contract import version_key as version_key
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schema"

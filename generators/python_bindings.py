@@ -10,7 +10,7 @@ and each pattern definition keeps its name (``FailureKindName``). The TypedDicts
 constrained types, so ``typeddict_adapter`` validates through pydantic as strictly as the models.
 
 Until contract model 1 these modules came from datamodel-code-generator 0.89.0. Measured on the change
-drill (tests/test_change_drill.py: a next version with one constrained field of each JSON type), its
+drill (tests/package/test_change_drill.py: a next version with one constrained field of each JSON type), its
 output disagreed with the reference validator on 8 of the drill's 27 constraint vectors (9 failed vector
 tests): the TypedDicts carried no constraint (``minimum: 1`` took 0, ``maximum: 100`` took 100.5,
 ``pattern`` and ``maxLength`` passed, a nested ``maximum`` passed), the models took ``"3"`` for an

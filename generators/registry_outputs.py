@@ -1,8 +1,11 @@
-"""The SPEC.md tables of the registry and the rule catalogue (documentation, rendered by ``render``)."""
+"""The SPEC.md tables of the registry, the rule catalogue and the budget's rules (documentation, rendered by
+``render``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from generators.registry import FailureKindInfo
 from generators.render import render
@@ -17,6 +20,11 @@ def rules_table() -> str:
     from verify_contract.findings import RULES
 
     return render("docs/rules_table.md.j2", {"rules": list(RULES.values())})
+
+
+def budget_rules_table(model: Mapping[str, Any]) -> str:
+    """The failure budget's rules (SPEC 11.5) as a table, from a resolved model (the newest)."""
+    return render("docs/budget_rules_table.md.j2", {"rules": model["budget_rules"]})
 
 
 def replace_generated_block(document: str, name: str, content: str) -> str:

@@ -13,7 +13,7 @@ minimal valid document with one value changed):
 
 A case goes into the table only if two different probes bear that out exactly (their findings differ by
 their reprs alone, each quoted once, at the field's pointer); anything else is left out, and ``check``
-asks the reference for it. tests/test_differential.py holds the composed findings to the reference's.
+asks the reference for it. tests/check/test_differential.py holds the composed findings to the reference's.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ import itertools
 from typing import Any
 
 from verify_contract.check._compose import Plan, build_plan, looks_at, minimal, pattern_of, refused
+from verify_contract.contract import json_pointer
 from verify_contract.contract._model import Field, ResolvedModel, model_from_data
-from verify_contract.findings import Finding, json_pointer
+from verify_contract.findings import Finding
 from verify_contract.reference import _validation as validation
 from verify_contract.reference._schema_messages import json_text
 from verify_contract.reference._semantic import ecma_search

@@ -7,7 +7,7 @@ import pytest
 
 from verify_contract.vectors import Vector, load_vectors
 
-# A Ray that a test starts (tests/test_check_ray.py, README's check_dataset block) advertises and binds
+# A Ray that a test starts (tests/check/test_check_ray.py, README's check_dataset block) advertises and binds
 # 127.0.0.1 only: Ray's own switch for a one-machine cluster (without it, its servers listen on every
 # interface and advertise the machine's address). Child processes (a CLI joining the cluster) inherit it.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
@@ -45,7 +45,7 @@ FILE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_probe_bounds.py": ("slow",),
     "test_release_drill.py": ("drill", "release_drill"),
     "gym_oracle": ("oracle", "slow"),
-    "trainers": ("trainers", "slow"),
+    "test_real_trainers.py": ("trainers", "slow"),
 }
 
 

@@ -3,7 +3,7 @@ JSON type, a nested object, typed array items, awkward member names, a new requi
 registered and a newly deprecated kind, and documents that satisfy and break each new constraint.
 
 Two users: the template tests resolve it in memory (``next_version_data``: nothing in the repository
-changes), and tests/test_change_drill.py writes it into a copy of the repository the way a maintainer
+changes), and tests/package/test_change_drill.py writes it into a copy of the repository the way a maintainer
 would (``next_schema`` and the registry edit) and runs the generators there.
 """
 

@@ -1,4 +1,4 @@
-"""A hostile resource server for the probe's bounds (tests/test_probe_bounds.py): a plain ASGI app, so that
+"""A hostile resource server for the probe's bounds (tests/probe/test_probe_bounds.py): a plain ASGI app, so that
 each reply is exactly what the attack needs (a body of hundreds of megabytes, a gzip bomb, an endless
 stream, a byte a second, a connection reset mid-body, the request's secrets echoed every way a server can).
 

@@ -33,10 +33,10 @@ def uvicorn_server(
     process = subprocess.Popen([*command, *extra], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while True:
-            try:
-                httpx.get(f"{url}{ready_path}", timeout=1)
+            try:  # a generous read timeout: a big app's first /openapi.json takes seconds on a loaded machine
+                httpx.get(f"{url}{ready_path}", timeout=httpx.Timeout(15, connect=1))
                 break
             except httpx.TransportError:
                 if process.poll() is not None or time.monotonic() > deadline:

@@ -27,7 +27,7 @@ def blocks(document: str, language: str = "python") -> list[Block]:
     """The ``language`` blocks of a Markdown file at the repository root, with their first line number.
 
     Blocks marked ``<!-- example: NAME -->`` are left out here and run where what they import exists: code that a
-    preceding ``verify-contract generate`` block writes (tests/test_generate_docs.py runs them in a generated
+    preceding ``verify-contract generate`` block writes (tests/codegen/test_generate_docs.py runs them in a generated
     project), or a trainer's adapter (tests/trainers/inside runs them beside real verl and torch)."""
     text = (ROOT / document).read_text(encoding="utf-8")
     found = []

@@ -1,8 +1,8 @@
 """A temporary copy of the repository that a test edits the way a maintainer would, and runs tools in.
 
-Shared by the change drill (tests/test_change_drill.py) and the release drill (tests/test_release_drill.py):
-what is copied (sources, not build output or caches), and how the copy's tools are run (the copy's package
-and generators first on the path, the copy's vectors).
+Shared by the change drill (tests/package/test_change_drill.py) and the release drill
+(tests/package/test_release_drill.py): what is copied (sources, not build output or caches), and how the
+copy's tools are run (the copy's package and generators first on the path, the copy's vectors).
 """
 
 from __future__ import annotations

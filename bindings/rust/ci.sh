@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rust binding: fetch the pinned crates, check the layout, run the tests (every conformance vector),
-# and build the conformance runner that tests/test_cross_language.py executes (bin/conformance).
+# and build the conformance runner that tests/bindings/test_cross_language.py executes (bin/conformance).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 # Every Rust build of the repository shares one target directory, build/cargo (gitignored), so the dependency
@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 CARGO_TARGET_DIR="$(cd ../.. && pwd)/build/cargo"
 export CARGO_TARGET_DIR
 
-# Clippy judges the generated Rust (tests/test_generate_toolchains.py); a toolchain installed without it gets it.
+# Clippy judges the generated Rust (tests/codegen/test_generate_toolchains.py); a toolchain installed without it gets it.
 cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 cargo fetch --locked
 cargo fmt --check

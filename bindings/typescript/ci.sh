@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The TypeScript binding from a clean clone: install the pinned dependencies, build, run the tests.
-# Leaves dist/conformance.js built for the cross-language test (tests/test_cross_language.py).
+# Leaves dist/conformance.js built for the cross-language test (tests/bindings/test_cross_language.py).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 

@@ -32,13 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify_contract import effective_mask, model_class, parse_json, typeddict_adapter, validate
+from verify_contract import MaskTypeError, effective_mask, model_class, parse_json, typeddict_adapter, validate
 from verify_contract.check import CheckOptions, check_paths
 from verify_contract.check._inputs import document_hint
 from verify_contract.contract._versions import CONTRACT_VERSIONS, PROFILES
 from verify_contract.findings import Severity
 from verify_contract.reference._jsonio import JSON_WHITESPACE, first_defect, json_equal
-from verify_contract.reference._mask import MaskTypeError
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "vectors"
@@ -303,7 +302,7 @@ def _check_json_files(run: Run, directory: Path, rng: random.Random) -> None:
         path = directory / f"doc-{index}.json"
         path.write_bytes(text.encode("utf-8"))
         if document_hint(path.name, text.encode("utf-8")) is not None:
-            continue  # a JSON array or JSON Lines in a .json file is refused as input (tests/test_check_cli.py)
+            continue  # a JSON array or JSON Lines in a .json file is refused as input (tests/check/test_check_cli.py)
         report = check_paths([path], options=CheckOptions(version, profile, max_findings=100))  # type: ignore[arg-type]
         rules = sorted(f.finding.rule for f in report.findings if f.finding.severity is Severity.ERROR)
         if rules != run.expected[index].rules or report.blank:
@@ -442,14 +441,15 @@ def _runners(run: Run, directory: Path, languages: list[str]) -> None:
                 run.disagree(language, index, f"round trip changed a value: {json.dumps(line['encoded'])[:200]}")
 
 
-# The JSON text rules the generated Go, Rust and TypeScript decoders enforce (tests/test_generate_toolchains.py):
-# a document the reference refuses for another text rule (UTF-8, surrogates, ...) is the parser's, not theirs.
+# The JSON text rules the generated Go, Rust and TypeScript decoders enforce
+# (tests/codegen/test_generate_toolchains.py): a document the reference refuses for another text rule (UTF-8,
+# surrogates, ...) is the parser's, not theirs.
 GENERATED_TEXT_RULES = frozenset({"json-duplicate-key", "json-too-deep"})
 GENERATED_TOOLS = {"go": "go", "rust": "cargo", "typescript": "node"}
 
 
 def _generated_downstream(language: str, directory: Path) -> list[str]:
-    """Build the downstream project of tests/test_generate_toolchains.py for ``language``; its command line.
+    """Build the downstream project of tests/codegen/test_generate_toolchains.py for ``language``; its command line.
     Rust is built beside the project's crate (serde_json's arbitrary_precision on: integers of any size)."""
     for entry in (ROOT, ROOT / "tests"):  # run as a script: the generators and the toolchain tests' helpers
         if str(entry) not in sys.path:

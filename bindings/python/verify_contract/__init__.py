@@ -18,12 +18,17 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.bindings import model_class, typeddict_adapter
-    from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES, Profile
+    from verify_contract.contract import (
+        CONTRACT_VERSIONS,
+        LATEST_VERSION,
+        PROFILES,
+        MaskTypeError,
+        Profile,
+        effective_mask,
+    )
     from verify_contract.findings import RULES, Finding, Rule, Severity
     from verify_contract.generated import failure_kinds
-    from verify_contract.reference._jsonio import Parsed, parse_json
-    from verify_contract.reference._mask import MaskTypeError, effective_mask
-    from verify_contract.reference._validation import ValidationResult, validate
+    from verify_contract.reference import Parsed, ValidationResult, parse_json, validate
     from verify_contract.upgrade import UpgradeError, UpgradeResult, upgrade
 
 __all__ = [
@@ -59,19 +64,19 @@ _SOURCES = {
     "Rule": "verify_contract.findings",
     "Severity": "verify_contract.findings",
     "failure_kinds": "verify_contract.generated.failure_kinds",
-    "Parsed": "verify_contract.reference._jsonio",
-    "parse_json": "verify_contract.reference._jsonio",
-    "MaskTypeError": "verify_contract.reference._mask",
-    "effective_mask": "verify_contract.reference._mask",
+    "Parsed": "verify_contract.reference",
+    "parse_json": "verify_contract.reference",
+    "MaskTypeError": "verify_contract.contract",
+    "effective_mask": "verify_contract.contract",
     "UpgradeError": "verify_contract.upgrade",
     "UpgradeResult": "verify_contract.upgrade",
     "upgrade": "verify_contract.upgrade",
-    "ValidationResult": "verify_contract.reference._validation",
-    "validate": "verify_contract.reference._validation",
-    "CONTRACT_VERSIONS": "verify_contract.contract._versions",
-    "LATEST_VERSION": "verify_contract.contract._versions",
-    "PROFILES": "verify_contract.contract._versions",
-    "Profile": "verify_contract.contract._versions",
+    "ValidationResult": "verify_contract.reference",
+    "validate": "verify_contract.reference",
+    "CONTRACT_VERSIONS": "verify_contract.contract",
+    "LATEST_VERSION": "verify_contract.contract",
+    "PROFILES": "verify_contract.contract",
+    "Profile": "verify_contract.contract",
 }
 
 

@@ -15,12 +15,13 @@ try:  # typed by _fastscan.pyi
 except ImportError:  # no C compiler when the package was installed
     _native = None  # type: ignore[assignment]
 
-WindowEvent = tuple[int, int, int, int, int, int]
-"""(k, order, masked in the window, window size, index of the window's first masked rollout, run)."""
-WindowScan = tuple[float, int, int, int, int, int, int, tuple[bool, ...], list[WindowEvent]]
-"""(worst rate, its k, its masked count, its size, longest run, its k, last run, levels after, events)."""
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
+if TYPE_CHECKING:
+    from verify_contract._window_results import WindowScan
+
 WindowPass = Callable[
-    [list[int], list[int], int, int, int, tuple[float, ...], tuple[bool, ...], int, bool, int], WindowScan
+    [list[int], list[int], int, int, int, tuple[float, ...], tuple[bool, ...], int, bool, int],
+    "WindowScan | _native.WindowScan",  # the compiled pass's own type, with the same fields
 ]
 """(carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried, limit) -> WindowScan."""
 
@@ -44,6 +45,8 @@ def python_window_scan(
     limit: int,
 ) -> WindowScan:
     """``window_scan`` without the compiled module: the C loop, step for step (a test holds the two together)."""
+    from verify_contract._window_results import WindowEvent, WindowScan  # typing's import only on this path
+
     ordinals = [*carried, *(first + offset for offset in offsets)]
     above = list(active)
     events: list[WindowEvent] = []
@@ -61,7 +64,7 @@ def python_window_scan(
             longest, longest_at = run, k
         inside, size = at - start + 1, min(ordinal, window)
         if run == limit:
-            events.append((k, 0, inside, size, start, run))
+            events.append(WindowEvent(k, 0, inside, size, start, run))
         if k < judged:
             continue
         rate = inside / size
@@ -70,6 +73,6 @@ def python_window_scan(
         for level, bound in enumerate(bounds):
             now = rate > bound
             if now and not above[level]:
-                events.append((k, level + 1, inside, size, start, run))
+                events.append(WindowEvent(k, level + 1, inside, size, start, run))
             above[level] = now
-    return worst, worst_at, worst_inside, worst_size, longest, longest_at, run, tuple(above), events
+    return WindowScan(worst, worst_at, worst_inside, worst_size, longest, longest_at, run, tuple(above), events)

@@ -27,19 +27,19 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from verify_contract._counted import counted
-from verify_contract.contract._versions import LATEST_VERSION, Profile
+from verify_contract.contract import LATEST_VERSION, Profile, cap
 from verify_contract.findings import Finding
-from verify_contract.probe._checks import (
+from verify_contract.probe import (
     DEFAULT_CHECKS,
     MAX_REPLY_BYTES,
+    SECRET_NAMES,
+    Redactor,
     Reply,
     breaking,
-    cap,
     judge_reply,
     problem_details,
     wire_profile,
 )
-from verify_contract.probe._redact import SECRET_NAMES, Redactor
 
 if TYPE_CHECKING:
     from verify_contract.budget import FailureBudget

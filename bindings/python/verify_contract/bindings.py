@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import is_typeddict
 
-from verify_contract.contract._versions import PROFILE_DEFINITIONS, Profile, check_profile, check_version
+from verify_contract.contract import PROFILE_DEFINITIONS, Profile, check_profile, check_version
 from verify_contract.model_base import ContractModel
 
 # Validation settings the TypedDicts need to give the schema's verdicts; generated TypedDicts

@@ -21,8 +21,14 @@ from operator import add, floordiv
 
 from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, MAX_DISTINCT
 from verify_contract._counted import counted
+from verify_contract.contract import ABSENT, MaskTypeError, contract_model, effective_mask, value_at
+from verify_contract.generated import LATEST_VERSION
+from verify_contract.generated.contract_names import (
+    ROLE_FAILURE_KIND,
+    RULE_BUDGET_CONSECUTIVE_MASKED,
+    RULE_BUDGET_MASKED_RATE,
+)
 from verify_contract.records import Record
-from verify_contract.reference._mask import MASK_ROLES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -38,7 +44,6 @@ __all__ = [
     "identity_of",
     "ordered_rollouts",
     "parse_group_path",
-    "value_at_path",
 ]
 
 OK, MASKED, FAILED = 0, 1, 2
@@ -47,15 +52,11 @@ response: a failures-file row, or a document that breaks the contract)."""
 
 STATE_NAMES = ("ok", "masked", "failed")
 
-# Rule ids of the budget's findings, stable like the contract's (SPEC 11.5 lists them; a test holds the two
-# together). Each is a warning or a breach; the severity follows the level, not the rule.
-BUDGET_RULES: dict[str, str] = {
-    "budget-masked-rate": "The masked rate of a window is above a bound.",
-    "budget-consecutive-masked": "More consecutive rollouts are masked or failed than allowed.",
-    "budget-missing": "Fewer rollouts were found than expected.",
-    "budget-sidecar-unreadable": "A line of a failures file is not a JSON object.",
-    "budget-group-unresolved": "A --group-by path resolved in no rollout.",
-}
+_MODEL = contract_model(LATEST_VERSION)
+# Rule id -> summary of the budget's findings, stable like the contract's (schema/contract.yaml states them,
+# SPEC 11.5 lists them; a test holds the two together). Each is a warning or a breach; the severity follows
+# the level, not the rule.
+BUDGET_RULES: dict[str, str] = {rule["id"]: rule["summary"] for rule in _MODEL.budget_rules}
 
 ABSENT_GROUP = "(absent)"
 """A group path's value in a rollout that does not have it: its own group (SPEC 11.2)."""
@@ -63,9 +64,9 @@ OTHER = "(other)"
 """Where distinct values past ``MAX_DISTINCT`` are counted."""
 NO_KIND = "(none)"
 """The failure kind of a masked or failed rollout that names none."""
-IDENTITY_KEYS = ("_ng_task_index", "_ng_rollout_index")
+IDENTITY_KEYS: tuple[str, ...] = _MODEL.rollout_keys.identity
 """A rollout's identity across attempts, as NeMo Gym's rollout collection keys it (SPEC 11.1)."""
-FAILURE_CLASS_KEY = "_ng_failure_class"
+FAILURE_CLASS_KEY: str = _MODEL.rollout_keys.failure_class
 """The class of a failures-file row (NeMo Gym 0.7.0): its failure kind when the row names no ``failure_kind``."""
 VALUE_CAP = 120
 """Characters of a group value kept (a value is a label, never a payload)."""
@@ -96,19 +97,10 @@ def parse_group_path(text: str) -> GroupPath:
     return parts
 
 
-def value_at_path(row: Any, path: GroupPath) -> Any:
-    """The value at a member path, or None when a member on the way is missing or not an object."""
-    for part in path:
-        if not isinstance(row, Mapping) or part not in row:
-            return None
-        row = row[part]
-    return row
-
-
-def _label(value: Any) -> str:
+def group_label(value: Any) -> str:
     """A group value as text: strings as they are, numbers and booleans in JSON spelling, containers by
-    type (a container is not a group key anyone meant), capped."""
-    if value is None:
+    type (a container is not a group key anyone meant), capped. Absent and null are one group, ``(absent)``."""
+    if value is ABSENT or value is None:
         return ABSENT_GROUP
     if isinstance(value, str):
         return value if len(value) <= VALUE_CAP else value[:VALUE_CAP] + "..."
@@ -120,7 +112,7 @@ def _label(value: Any) -> str:
 
 
 def group_of(row: Any, paths: tuple[GroupPath, ...]) -> tuple[str, ...]:
-    return tuple(_label(value_at_path(row, path)) for path in paths)
+    return tuple(group_label(value_at(row, path)) for path in paths)
 
 
 def identity_of(row: Any) -> tuple[Any, ...] | None:
@@ -169,42 +161,29 @@ def document_state(document: Any) -> tuple[int, str | None]:
     not a boolean, is failed (a consumer refuses it, SPEC 4.2); an effective mask of true is masked."""
     if not isinstance(document, Mapping):
         return FAILED, None
-    masked = False
-    for path in MASK_ROLES.values():
-        container: Any = document
-        for part in path[:-1]:
-            container = container.get(part) if isinstance(container, Mapping) else None
-        if isinstance(container, Mapping) and path[-1] in container:
-            value = container[path[-1]]
-            if not isinstance(value, bool):
-                return FAILED, _kind_of(document)
-            masked = masked or value
-    return (MASKED if masked else OK), _kind_of(document)
+    try:
+        masked = effective_mask(document)
+    except MaskTypeError:
+        return FAILED, kind_of(document)
+    return (MASKED if masked else OK), kind_of(document)
 
 
-_KIND_PATH: GroupPath = ("failure_kind",)
+_KIND_FIELD = _MODEL.role(ROLE_FAILURE_KIND)
+if _KIND_FIELD is None:  # the newest version declares every role
+    raise RuntimeError(f"the newest contract model has no {ROLE_FAILURE_KIND} role")
+# The failure kind's member path and name are the model's (its role's field), not typed here.
+_KIND_PATH: GroupPath = _KIND_FIELD.path
+_KIND_KEY = _KIND_FIELD.name
 
 
-def _kind_of(row: Mapping[str, Any]) -> str | None:
-    kind = value_at_path(row, _KIND_PATH)
+def kind_of(row: Mapping[str, Any]) -> str | None:
+    """A row's failure kind as the budget counts it: its ``failure_kind`` string, else a failures-file row's
+    failure class; None for neither. ``check`` reads a line's kind with it where its pre-check cannot."""
+    kind = value_at(row, _KIND_PATH)
     if isinstance(kind, str) and kind:
         return kind
     failure_class = row.get(FAILURE_CLASS_KEY)
     return failure_class if isinstance(failure_class, str) and failure_class else None
-
-
-def _set_kind_path() -> None:
-    # The failure kind's member path is the model's (the ``failure_kind`` role), not typed here.
-    global _KIND_PATH
-    from verify_contract.contract._model import contract_model
-    from verify_contract.generated import LATEST_VERSION
-
-    field = contract_model(LATEST_VERSION).role("failure_kind")
-    if field is not None:
-        _KIND_PATH = field.path
-
-
-_set_kind_path()
 
 
 class BudgetEvent(Record):
@@ -246,7 +225,7 @@ class BudgetEvent(Record):
     @property
     def message(self) -> str:
         kinds = ", ".join(f"{kind} {count:,}" for kind, count in self.kinds[:3]) or "none named"
-        if self.rule == "budget-consecutive-masked":
+        if self.rule == RULE_BUDGET_CONSECUTIVE_MASKED:
             return f"{self.scope}: {counted(self.run, 'consecutive rollout')} masked or failed (kinds: {kinds})"
         return (
             f"{self.scope}: {self.rate:.1%} masked or failed in the last {counted(self.size, 'rollout')} "
@@ -409,7 +388,7 @@ class FailureBudget:
     def observe_failure(self, row: Any, where: tuple[str, int | None] | None = None) -> list[BudgetEvent]:
         """One failed attempt with no usable verify response (a failures-file row): counted as failed, under
         its ``failure_kind``, else its ``_ng_failure_class``."""
-        kind = _kind_of(row) if isinstance(row, Mapping) else None
+        kind = kind_of(row) if isinstance(row, Mapping) else None
         group = group_of(row, self.group_paths) if self.group_paths else ()
         identity = identity_of(row) if self.track_identities else None
         return self.record(FAILED, kind, group, where, identity, failure_row=True)
@@ -722,7 +701,7 @@ class FailureBudget:
             if bound is not None
         ]
         active = tuple(scope.breached if level == "breach" else scope.warned for _, level in levels)
-        worst, worst_at, inside, size, longest, longest_at, last_run, after, found = window_scan()(
+        scanned = window_scan()(
             [ordinal for ordinal, _ in scope.bad],
             offsets if isinstance(offsets, list) else list(offsets),
             first,
@@ -734,28 +713,32 @@ class FailureBudget:
             scope.run > 0 and offsets[0] == 0,
             0 if self.max_consecutive is None else self.max_consecutive + 1,
         )
-        if longest > scope.longest:
-            scope.longest, scope.longest_at = longest, stream_first + stream[longest_at]
+        if scanned.longest > scope.longest:
+            scope.longest, scope.longest_at = scanned.longest, stream_first + stream[scanned.longest_at]
             if scope is self.total:
-                self.longest_where = where_of(stream[longest_at])
-        if worst > scope.worst:
-            scope.worst, scope.worst_at = worst, (stream_first + stream[worst_at], inside, size)
-        for (_, level), state in zip(levels, after, strict=True):
+                self.longest_where = where_of(stream[scanned.longest_at])
+        if scanned.worst > scope.worst:
+            at = stream_first + stream[scanned.worst_at]
+            scope.worst, scope.worst_at = scanned.worst, (at, scanned.worst_inside, scanned.worst_size)
+        for (_, level), state in zip(levels, scanned.active, strict=True):
             if level == "breach":
                 scope.breached = state
             else:
                 scope.warned = state
-        scope.run = last_run if offsets[-1] == count - 1 else 0
+        scope.run = scanned.last_run if offsets[-1] == count - 1 else 0
         events = []
-        for k, order, bad, size, start, run in found:
-            if order:
-                rule, level = "budget-masked-rate", levels[order - 1][1]
+        for found in scanned.events:
+            if found.order:
+                rule, level = RULE_BUDGET_MASKED_RATE, levels[found.order - 1][1]
             else:
-                rule, level = "budget-consecutive-masked", "breach"
-            kinds = Counter(all_labels[start : carried + k + 1])
-            where, ordinal = where_of(stream[k]), stream_first + stream[k]
+                rule, level = RULE_BUDGET_CONSECUTIVE_MASKED, "breach"
+            kinds = Counter(all_labels[found.start : carried + found.k + 1])
+            where, ordinal = where_of(stream[found.k]), stream_first + stream[found.k]
             named = self._named(group)
-            events.append(self._event(rule, level, named, bad / size, bad, size, run, kinds, where, ordinal))
+            rate = found.inside / found.size
+            events.append(
+                self._event(rule, level, named, rate, found.inside, found.size, found.run, kinds, where, ordinal)
+            )
         # The masked rollouts still in the window after the run: (ordinal, label), as record() keeps them.
         floor = base + count - window
         kept = [entry for entry in scope.bad if entry[0] > floor]
@@ -779,7 +762,7 @@ class FailureBudget:
         named = self._named(group)
         if self.max_consecutive is not None and scope.run == self.max_consecutive + 1:
             # A run is judged from the first rollout: prime-rl's max_consecutive_errored_rollouts.
-            self._emit("budget-consecutive-masked", "breach", scope, named, rate, bad, size, where, events, ordinal)
+            self._emit(RULE_BUDGET_CONSECUTIVE_MASKED, "breach", scope, named, rate, bad, size, where, events, ordinal)
         if size < self.min_samples:
             return
         if rate > scope.worst:
@@ -791,7 +774,7 @@ class FailureBudget:
         ):
             above = bound is not None and rate > bound
             if above and not active:  # a scope enters a level once, and leaves it at a window within bounds
-                self._emit("budget-masked-rate", level, scope, named, rate, bad, size, where, events, ordinal)
+                self._emit(RULE_BUDGET_MASKED_RATE, level, scope, named, rate, bad, size, where, events, ordinal)
             if level == "breach":
                 scope.breached = above
             else:
@@ -897,7 +880,7 @@ class FailureBudget:
             if state == OK:
                 continue
             row: dict[str, Any] = dict(zip(IDENTITY_KEYS, identity, strict=True))
-            row.update(why=STATE_NAMES[state], failure_kind=kind)
+            row.update({"why": STATE_NAMES[state], _KIND_KEY: kind})
             if where is not None:
                 row.update(file=where[0], line=where[1])
             if failure_row:
@@ -905,7 +888,7 @@ class FailureBudget:
             yield row
         for state, kind, where in self.anonymous:
             located = {} if where is None else {"file": where[0], "line": where[1]}
-            yield {**located, "why": STATE_NAMES[state], "failure_kind": kind}
+            yield {**located, "why": STATE_NAMES[state], _KIND_KEY: kind}
         for pair in self.missing_identities():
             yield {**dict(zip(IDENTITY_KEYS, pair, strict=True)), "why": "missing"}
 

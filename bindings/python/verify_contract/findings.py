@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
-from verify_contract.contract._model import contract_model
+from verify_contract.contract import contract_model
 from verify_contract.generated import LATEST_VERSION
 from verify_contract.records import FrozenRecord
 
@@ -94,7 +94,7 @@ class Finding(FrozenRecord):
         context: Mapping[str, Any] | None = None,
     ) -> None:
         # The slots one by one, not through _freeze's loop: check builds a finding per distinct bad line, and
-        # this takes 0.6 us against 1.4 (tests/test_findings.py holds the order to __slots__).
+        # this takes 0.6 us against 1.4 (tests/reference/test_findings.py holds the order to __slots__).
         _set_rule(self, rule)
         _set_severity(self, severity)
         _set_message(self, message)
@@ -145,7 +145,3 @@ _set_rule, _set_severity, _set_message, _set_pointer, _set_file, _set_context = 
 
 def finding(rule_id: str, message: str, pointer: str = "") -> Finding:
     return Finding(rule_id, RULES[rule_id].severity, message, pointer)
-
-
-def json_pointer(path: list[str | int]) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)

@@ -30,7 +30,7 @@ class ContractModel(BaseModel):
     def from_json(cls: type[_Model], text: str | bytes) -> _Model:
         """JSON text, parsed strictly and validated; ``pydantic.ValidationError`` when the text breaks SPEC 2.1
         (its message is the finding's: the rule id and where) or the document breaks the contract."""
-        from verify_contract.reference._jsonio import parse_json  # not paid for by importing the models
+        from verify_contract.reference import parse_json  # not paid for by importing the models
 
         parsed = parse_json(text)
         if parsed.finding is not None:

@@ -1,7 +1,7 @@
 """The pydantic models of the latest contract version.
 
 These names are public API: a schema change that renames one breaks importers, and
-``tests/test_bindings.py`` pins them. Which version is the latest, and its names, are generated
+``tests/bindings/test_bindings.py`` pins them. Which version is the latest, and its names, are generated
 (``verify_contract.generated.latest``): a new version needs no edit here.
 """
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from verify_contract.contract._versions import Profile
+from verify_contract.contract import Profile
 
 ENV_OVERRIDE = "VERIFY_CONTRACT_VECTORS"
 SCHEMA_FILE = "vectors.schema.json"

@@ -1,6 +1,6 @@
 // Conformance runner: `node dist/conformance.js <vectors dir>` prints one JSON line per vector,
 // {"id", "valid", "rules", "pointers", "effective_mask", "encoded"} (rules: the error rule ids, sorted; pointers: each error's
-// {"rule", "pointer"}, sorted by rule then pointer), in vector order (protocol: tests/test_cross_language.py).
+// {"rule", "pointer"}, sorted by rule then pointer), in vector order (protocol: tests/bindings/test_cross_language.py).
 
 import { decode, encode } from "./codec.js";
 import { effectiveMask, MaskTypeError } from "./mask.js";

@@ -35,17 +35,17 @@ typedef struct {
     size_t length; /* bytes of the line, its newline included */
 } Line;
 
-static Kinds kinds;
+static Scanner scanner; /* the harness's one scanner, loaded with the table of each input */
 
 static void load(size_t t) {
-    if (!load_table(FUZZ_TABLES[t].table, FUZZ_TABLES[t].table_len)) abort();
-    if (!load_kinds(&kinds, FUZZ_TABLES[t].kinds, FUZZ_TABLES[t].kinds_len)) abort();
+    if (!load_table(&scanner.table, FUZZ_TABLES[t].table, FUZZ_TABLES[t].table_len)) abort();
+    if (!load_kinds(&scanner.kinds, FUZZ_TABLES[t].kinds, FUZZ_TABLES[t].kinds_len)) abort();
 }
 
 static const uint8_t *scan_one(const uint8_t *q, const uint8_t *end, Line *line) {
     Fields f;
     KeyBuf key;
-    const uint8_t *next = scan_line(q, end, &kinds, &f, &key, &line->status, &line->keyed);
+    const uint8_t *next = scan_line(&scanner, q, end, &f, &key, &line->status, &line->keyed);
     line->key_len = line->keyed ? key.len : 0;
     if (line->key_len > MEMO_KEY_BYTES) abort();
     memcpy(line->key, key.buf, line->key_len);

@@ -302,7 +302,7 @@ def test_the_verl_payloads_read_as_the_vectors_say() -> None:
 
 
 def readme_example(name: str) -> str:
-    """A README block marked ``<!-- example: NAME -->`` (left out of tests/test_docs_examples.py, run here)."""
+    """A README block marked ``<!-- example: NAME -->`` (left out of tests/docs/test_docs_examples.py, run here)."""
     text = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
     found = re.search(rf"<!-- example: {re.escape(name)} -->\n```python\n(.*?)```\n", text, re.DOTALL)
     assert found is not None, f"README has no example {name}"

@@ -1,6 +1,6 @@
 // Command conformance runs the conformance vectors through the Go binding and prints one JSON
 // object per vector: {"id", "valid", "rules", "pointers", "effective_mask", "encoded"} (the
-// cross-language protocol, tests/test_cross_language.py).
+// cross-language protocol, tests/bindings/test_cross_language.py).
 //
 // Usage: conformance VECTORS_DIR
 package main

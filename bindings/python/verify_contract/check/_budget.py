@@ -28,15 +28,16 @@ from verify_contract.budget import (
     OTHER,
     FailureBudget,
     GroupPath,
-    _kind_of,
-    _label,
     failure_row_first,
+    group_label,
     group_of,
     identity_of,
+    kind_of,
 )
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS
 from verify_contract.findings import Finding, Severity
+from verify_contract.generated.contract_names import RULE_BUDGET_SIDECAR_UNREADABLE
 from verify_contract.records import FrozenRecord, Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from verify_contract.check._outcome import Outcome
     from verify_contract.check._source import Source
 
-SIDECAR_UNREADABLE = "budget-sidecar-unreadable"
+SIDECAR_UNREADABLE = RULE_BUDGET_SIDECAR_UNREADABLE
 """The rule of a failures-file line that is not a JSON object (``budget.BUDGET_RULES``)."""
 
 # A line's state byte in ChunkFacts.states: 0 is a blank line (no rollout), then 1 + the budget's state.
@@ -115,12 +116,12 @@ def raw_label(raw: bytes) -> str:
     strict JSON (the scan read it), so a string without an escape is its bytes and an integer is ``int``'s;
     the rest (escapes, fractions) goes through ``_loads``."""
     if raw in _LITERALS:
-        return _label(_LITERALS[raw])
+        return group_label(_LITERALS[raw])
     if raw[:1] == b'"' and b"\\" not in raw:
-        return _label(raw[1:-1].decode())
+        return group_label(raw[1:-1].decode())
     if _INTEGER.fullmatch(raw):
-        return _label(int(raw))
-    return _label(_loads(raw))
+        return group_label(int(raw))
+    return group_label(_loads(raw))
 
 
 def group_labels(spec: FactSpec, path: str) -> tuple[tuple[GroupPath, ...], Callable[[bytes], str]] | None:
@@ -164,7 +165,7 @@ class ChunkFacts(Record):
 
 
 def _text_rules() -> frozenset[str]:
-    from verify_contract.contract._model import contract_model
+    from verify_contract.contract import contract_model
     from verify_contract.generated import LATEST_VERSION
 
     return frozenset(rule["id"] for rule in contract_model(LATEST_VERSION).rules if rule.get("scope") == "text")
@@ -173,7 +174,7 @@ def _text_rules() -> frozenset[str]:
 TEXT_RULES = _text_rules()
 """The rules of a JSON-text defect (the model's ``text`` scope): such a line has no document to read."""
 REREAD_MEMBER = b'"' + FAILURE_CLASS_KEY.encode() + b'"'
-"""A line without a failure-kind string that names this member takes its kind from it (``budget._kind_of``):
+"""A line without a failure-kind string that names this member takes its kind from it (``budget.kind_of``):
 the pre-check leaves such lines to a parse."""
 _BAD_STATES = bytes(MASKED if value == MASKED_LINE else FAILED if value == FAILED_LINE else 0 for value in range(256))
 """A masked or failed line's state byte to the budget's state, any other to 0 (not one of the budget's lines)."""
@@ -338,7 +339,7 @@ def _unread_kind(view: memoryview, span: tuple[int, int], outcome: Outcome | Non
     if outcome is not None and not TEXT_RULES.isdisjoint(finding.rule for finding in outcome.findings):
         return NO_KIND
     row = _loads(view[span[0] : span[1]])
-    return (_kind_of(row) if isinstance(row, dict) else None) or NO_KIND
+    return (kind_of(row) if isinstance(row, dict) else None) or NO_KIND
 
 
 def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path: str, spec: FactSpec) -> ChunkFacts:
@@ -350,7 +351,7 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
             continue
         row = _loads(lines[index])
         if isinstance(row, dict):
-            kind = _kind_of(row) if state != USABLE else None
+            kind = kind_of(row) if state != USABLE else None
             identified = spec.identities or path in spec.ordered
             details[index] = (kind, group_of(row, spec.group_paths), identity_of(row) if identified else None)
         else:
@@ -359,10 +360,10 @@ def _every_line(chunk: bytes | memoryview, states: bytes, first_line: int, path:
 
 
 # -- failures files ------------------------------------------------------------------------------------------
-# Where they are: _sidecars (a plain check looks for them without importing the budget).
+# Where they are: _failures_files (a plain check looks for them without importing the budget).
 
 
-class SidecarRead(Record):
+class FailuresFileRead(Record):
     """A failures file's counts as the budget counts it: every JSON-object row a failed rollout."""
 
     __slots__ = ("rows", "blank", "unreadable", "classes", "findings", "unlisted", "error")  # noqa: RUF023
@@ -373,7 +374,7 @@ class SidecarRead(Record):
         self.blank = 0
         self.unreadable = 0
         self.classes: dict[str, int] = {}  # at most MAX_DISTINCT, then OTHER
-        # Taken by the report as they come (add_sidecar_findings); past what a report lists, only counted: a
+        # Taken by the report as they come (add_failures_file_findings); past what a report lists, only counted: a
         # file of garbage lines read in one go must not grow memory.
         self.findings: list[tuple[int, Finding]] = []
         self.unlisted = 0
@@ -398,7 +399,7 @@ class FailuresRows:
     finding and no rollout, so the lines add up. ``lines``: (line number, bytes) in file order."""
 
     def __init__(
-        self, path: str, lines: Iterator[tuple[int, bytes]], group_paths: tuple[GroupPath, ...], read: SidecarRead
+        self, path: str, lines: Iterator[tuple[int, bytes]], group_paths: tuple[GroupPath, ...], read: FailuresFileRead
     ) -> None:
         self.path = path
         self.read = read
@@ -447,7 +448,7 @@ class FailuresRows:
         if label not in read.classes and len(read.classes) >= MAX_DISTINCT:
             label = OTHER  # capped as groups are: a class per row must not grow memory or the report
         read.classes[label] = read.classes.get(label, 0) + 1
-        return (number, _kind_of(row), group_of(row, self._group_paths), identity_of(row))
+        return (number, kind_of(row), group_of(row, self._group_paths), identity_of(row))
 
 
 def numbered_lines(stream: Iterable[bytes], first: int = 1) -> Iterator[tuple[int, bytes]]:
@@ -472,7 +473,7 @@ def unreadable(source: Source, error: OSError) -> str:
     return f"{source.name}: cannot read the failures file: {reason or describe_error(error)}"
 
 
-def open_failures(source: Source, group_paths: tuple[GroupPath, ...], read: SidecarRead) -> FailuresRows:
+def open_failures(source: Source, group_paths: tuple[GroupPath, ...], read: FailuresFileRead) -> FailuresRows:
     """A failures file's rows for the merge, opened at its first row and closed at its last, so a run of many
     main files holds one failures file open at a time; a file that cannot be read then is ``read.error``."""
 
@@ -536,6 +537,12 @@ BATCH_LINES = 1 << 16
 ``record_run`` costs tens of microseconds whatever its length (measured in benchmarks/budget.py)."""
 
 
+def budget_run(budget: FailureBudget, on_event: Callable[[BudgetEvent], None] | None = None) -> BudgetRun:
+    """A run's ``BudgetRun`` over ``budget``: each line's identity read when the budget keeps identities
+    (``expected``, a retry list), its groups by the budget's group paths."""
+    return BudgetRun(budget, FactSpec(budget.group_paths, budget.track_identities), on_event)
+
+
 class BudgetRun:
     """One ``check`` run's budget: the ``FailureBudget`` fed in input order, and the failures files read.
 
@@ -556,7 +563,7 @@ class BudgetRun:
         self.on_event = on_event
         self._events: list[BudgetEvent] = []  # the first EVENTS_KEPT
         self.events_not_kept: dict[str, dict[str, int]] = {}  # rule -> level -> events past the cap
-        self._reads: dict[str, SidecarRead] = {}  # failures file -> its counts so far
+        self._reads: dict[str, FailuresFileRead] = {}  # failures file -> its counts so far
         self._waiting: list[ChunkFacts] = []
         self._waiting_lines = 0
         # The merge: the main inputs in order, the failures file attached to some, and those of none.
@@ -586,16 +593,16 @@ class BudgetRun:
         return self._budget.expected
 
     @property
-    def sidecars(self) -> dict[str, dict[str, Any]]:
+    def failures_files_read(self) -> dict[str, dict[str, Any]]:
         """Each failures file's counts so far."""
         return {path: read.counts() for path, read in self._reads.items()}
 
-    def failures_reads(self) -> list[tuple[str, SidecarRead]]:
+    def failures_reads(self) -> list[tuple[str, FailuresFileRead]]:
         return list(self._reads.items())
 
-    def sidecar_read(self, path: str) -> SidecarRead:
+    def failures_file_read(self, path: str) -> FailuresFileRead:
         """The counts of a failures file (one per path, however often its rows are attached)."""
-        return self._reads.setdefault(path, SidecarRead())
+        return self._reads.setdefault(path, FailuresFileRead())
 
     def merge_failures(self, mains: list[str], attached: dict[str, FailuresRows], alone: list[FailuresRows]) -> None:
         """Failures-file rows for the merge: ``attached`` (main input name -> rows) merged into their main
@@ -832,7 +839,7 @@ class BudgetRun:
         data = self.budget.summary()
         data["events"] = [event.as_dict() for event in self.events]
         data["events_not_kept"] = self.events_not_kept
-        data["failures_files"] = self.sidecars
+        data["failures_files"] = self.failures_files_read
         return data
 
 

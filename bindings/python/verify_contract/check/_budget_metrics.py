@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from verify_contract.budget import ABSENT_GROUP, NO_KIND, OTHER
-from verify_contract.contract._resolved import resolve_contract
+from verify_contract.contract import resolve_contract
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verify_contract.check._report import Report
-    from verify_contract.contract._model import ResolvedModel
+    from verify_contract.contract import ResolvedModel
 
 PREFIX = "verify_contract"
 UNREGISTERED = "unregistered"
@@ -44,7 +44,7 @@ def kind_label(kind: str, model: ResolvedModel) -> str:
     collapsed."""
     if kind in (NO_KIND, OTHER):
         return kind
-    from verify_contract.reference._semantic import ecma_search, registered_kinds
+    from verify_contract.reference import ecma_search, registered_kinds
 
     kinds = model.failure_kinds
     if kinds is None:

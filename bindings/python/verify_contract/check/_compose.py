@@ -21,9 +21,9 @@ findings on probe documents, see ``generators/wording.py``):
 Anything else (a constraint keyword that looks at the value: ``minimum``, ``maxLength``, ``items``, ...)
 sends that member to the reference, memoised by its *shape* (the value with the parts the schema judges by
 type alone canonicalised). The semantic rules are the reference's own function, run on the document.
-tests/test_differential.py compares the result with ``validate`` on every line of its corpora, including
+tests/check/test_differential.py compares the result with ``validate`` on every line of its corpora, including
 one generated from each version's model and the benchmark's distinct-defect corpora; the change drill
-(tests/test_change_drill.py) does it for a new version with constrained fields of every type.
+(tests/package/test_change_drill.py) does it for a new version with constrained fields of every type.
 """
 
 from __future__ import annotations
@@ -32,20 +32,18 @@ import json
 import os
 from functools import cache, lru_cache
 
-from verify_contract.check._outcome import Outcome, facts
-from verify_contract.contract._model import Field, ResolvedModel
-from verify_contract.contract._versions import Profile
-from verify_contract.findings import RULES, Finding, Severity, finding, json_pointer
+from verify_contract.check._outcome import Outcome, outcome_of
+from verify_contract.contract import Field, Profile, ResolvedModel, json_pointer
+from verify_contract.findings import RULES, Finding, Severity, finding
 from verify_contract.records import FrozenRecord
-from verify_contract.reference._schema_messages import json_text
-from verify_contract.reference._semantic import ecma_search, semantic_findings
+from verify_contract.reference import ecma_search, json_text, semantic_findings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from verify_contract.contract._resolved import Contract
+    from verify_contract.contract import Contract
 
 _CANONICAL: dict[type, Any] = {type(None): None, bool: False, str: "", int: 0, float: 0, list: []}
 """A value of each JSON type that stands for any other of its type (used where only the type matters)."""
@@ -319,15 +317,13 @@ def _member_findings(contract: Contract, member: str, shape_json: bytes) -> tupl
 
 
 def _judge_member(contract: Contract, member: str, shape: Any) -> tuple[Finding, ...]:
-    from verify_contract.reference import (
-        _validation as validation,  # the reference: only members the table does not word need it
-    )
+    from verify_contract.reference import schema_findings  # the validator: only members the table does not word
 
     layout = plan(contract)
     assert layout is not None
     probe = dict(layout.base)
     probe[member] = shape
-    return tuple(validation.schema_findings(probe, contract))
+    return tuple(schema_findings(probe, contract))
 
 
 def _shape(layout: Plan, field: Field, value: Any) -> Any:
@@ -356,13 +352,13 @@ def _referenced(contract: Contract, layout: Plan, field: Field, value: Any) -> t
 @lru_cache(maxsize=256)
 def _root_findings(contract: Contract, present: frozenset[str]) -> tuple[Finding, ...]:
     """The root's missing-member findings on the reference (for a set the wording table lacks)."""
-    from verify_contract.reference import _validation as validation
+    from verify_contract.reference import schema_findings
 
     layout = plan(contract)
     assert layout is not None
     probe = {key: value for key, value in layout.base.items() if key in present}
     missing = {json_pointer([name]) for name in layout.required - present}  # each found where it would be
-    return tuple(f for f in validation.schema_findings(probe, contract) if f.pointer in missing)
+    return tuple(f for f in schema_findings(probe, contract) if f.pointer in missing)
 
 
 # Parsing a contract line: json (already imported) for the first ORJSON_AFTER_BYTES of them, then orjson. Its
@@ -421,7 +417,7 @@ def contract_outcome(raw: bytes | memoryview, contract: Contract) -> Outcome:
                 found.extend(_referenced(contract, layout, field, document[field.name]))
     # The semantic rules are plain Python over a few members: the reference's own function, on the document.
     found.extend(semantic_findings(document, contract.model))
-    return facts(document, tuple(found), contract.model)
+    return outcome_of(document, tuple(found), contract.model)
 
 
 def clear_caches() -> None:

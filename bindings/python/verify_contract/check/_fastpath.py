@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
-from verify_contract.contract._model import Field, ResolvedModel
-from verify_contract.contract._versions import Profile
-from verify_contract.reference._mask import MASK_ROLES
+from verify_contract.contract import Field, Profile, ResolvedModel, json_pointer, mask_paths
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from verify_contract.contract._resolved import Contract
+    from verify_contract.contract import Contract
 
 try:  # typed by _fastscan.pyi
     from verify_contract.check import _fastscan as _native
@@ -40,9 +39,9 @@ KIND_CLASSES = ("registered", "namespaced", "unregistered")
 """The failure-kind classes ``check`` counts; a clean status byte's kind code 1 and 2 are the first two."""
 # The SPEC roles the pre-check acts on: the effective mask (both places) and the failure-kind registry.
 _ROLE_CODES = {
-    "mask": "ROLE_MASK",
-    "legacy_mask": "ROLE_LEGACY_MASK",
-    "failure_kind": "ROLE_KIND",
+    ROLE_MASK: "ROLE_MASK",
+    ROLE_LEGACY_MASK: "ROLE_LEGACY_MASK",
+    ROLE_FAILURE_KIND: "ROLE_KIND",
     "group": "ROLE_GROUP",
 }
 _BLANK = b" \t\r\n"  # JSON whitespace (RFC 8259): \x0b and \x0c are not blank
@@ -86,7 +85,7 @@ def _constraint_class(model: ResolvedModel, field: Field, role: str | None) -> i
         return _native_int("CLASS_PLAIN")
     kinds = model.failure_kinds
     if (
-        role == "failure_kind"
+        role == ROLE_FAILURE_KIND
         and kinds is not None
         and field.constraints == {"pattern": kinds["grammar"]}
         and kinds["grammar"] == getattr(_native, "KIND_GRAMMAR", None)
@@ -100,10 +99,6 @@ def _entry(parent: int, types: int, klass: int, role: int, required: bool, name:
     if len(raw) > 255:
         raise Unsupported(f"member name {name[:40]!r}... is longer than the pre-check's 255 bytes")
     return bytes([parent, types & 0xFF, types >> 8, klass, role, int(required), len(raw)]) + raw
-
-
-def _pointer(path: tuple[str, ...]) -> str:
-    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
 
 
 def build_field_table(model: ResolvedModel, profile: Profile, group_paths: tuple[tuple[str, ...], ...] = ()) -> bytes:
@@ -150,22 +145,22 @@ def build_field_table(model: ResolvedModel, profile: Profile, group_paths: tuple
     # not declare it lets any value through the schema, but a non-boolean mask is still refused there).
     any_type = _type_bits(("null", "boolean", "object", "array", "number", "string"))
     plain = _native_int("CLASS_PLAIN")
-    for role, path in MASK_ROLES.items():
+    for role, path in mask_paths().items():
         for depth in range(1, len(path) + 1):
-            pointer = _pointer(path[:depth])
+            pointer = json_pointer(path[:depth])
             if pointer not in numbers:
                 parent = pointer[: pointer.rindex("/")]
                 add(pointer, parent, path[depth - 1], any_type, plain, role if depth == len(path) else None, False)
     # The budget's group members: recorded like fields, keyed by no rule (ROLE_GROUP), so memo keys do not change.
     for path in group_paths:
         for depth in range(1, len(path) + 1):
-            pointer = _pointer(path[:depth])
+            pointer = json_pointer(path[:depth])
             if pointer not in numbers:
-                add(pointer, _pointer(path[: depth - 1]), path[depth - 1], any_type, plain, "group", False)
+                add(pointer, json_pointer(path[: depth - 1]), path[depth - 1], any_type, plain, "group", False)
     semantic = 0
-    if "legacy_mask" in model.roles:
+    if ROLE_LEGACY_MASK in model.roles:
         semantic |= _native_int("SEM_LEGACY")
-    if "failure_kind" in model.roles:
+    if ROLE_FAILURE_KIND in model.roles:
         semantic |= _native_int("SEM_KIND")
     return bytes([len(entries), semantic]) + b"".join(entries)
 
@@ -199,11 +194,11 @@ def group_field_table(contract: Contract, group_paths: tuple[tuple[str, ...], ..
         number += 1
         parent, size = table[at], table[at + 6]
         name = table[at + 7 : at + 7 + size].decode()
-        pointer = parents[parent] + _pointer((name,))
+        pointer = parents[parent] + json_pointer((name,))
         parents[number] = pointer
         numbers.setdefault(pointer, number)  # the first of two equal names is the one the scan finds
         at += 7 + size
-    return table, bytes(numbers[_pointer(path)] for path in group_paths)
+    return table, bytes(numbers[json_pointer(path)] for path in group_paths)
 
 
 def kinds_table(model: ResolvedModel) -> bytes:
@@ -243,8 +238,7 @@ def _slow_scan(chunk: bytes) -> tuple[bytes, list[Other]]:
 def scan_with(chunk: bytes, table: bytes, kinds: bytes) -> tuple[bytes, list[Other]]:
     """``scan`` with an explicit field table and kind list (tests feed synthetic models through this)."""
     assert _native is not None
-    result: tuple[bytes, list[Other]] = _native.scan(chunk, table, kinds)
-    return result
+    return _native.scan(chunk, table, kinds)
 
 
 def scan(chunk: bytes, contract: Contract, fast: bool = True) -> tuple[bytes, list[Other]]:
@@ -263,7 +257,7 @@ KnownKinds = tuple[bytes, list[str]]
 
 
 GroupIds = tuple[bytes, list[tuple[str, ...]], list[int], list[Span]]
-"""A chunk's groups (``scan``'s with a budget that groups): a uint32 combination id per line (``NO_GROUP``
+"""A chunk's groups (``scan_budget``'s with group fields): a uint32 combination id per line (``NO_GROUP``
 for a blank line or one the scan did not read whole), the combinations' labels, the first line of each, and the
 spans of the lines without an id that are not blank."""
 NO_GROUP = 0xFFFFFFFF
@@ -290,15 +284,10 @@ def scan_kinds(
         return statuses, others, (b"", []), [], None
     assert _native is not None
     grouped = group_field_table(contract, groups[0]) if groups is not None else None
+    kinds = clean_kinds(contract.model)
     if groups is None or grouped is None:
-        four: tuple[bytes, list[Other], KnownKinds, list[Span]] = _native.scan(
-            chunk, table, clean_kinds(contract.model), (reread_member, no_kind)
-        )
-        return (*four, None)
-    result: tuple[bytes, list[Other], KnownKinds, list[Span], GroupIds] = _native.scan(
-        chunk, grouped[0], clean_kinds(contract.model), (reread_member, no_kind, grouped[1], groups[1])
-    )
-    return result
+        return _native.scan_budget(chunk, table, kinds, reread_member, no_kind)
+    return _native.scan_budget(chunk, grouped[0], kinds, reread_member, no_kind, grouped[1], groups[1])
 
 
 def gather(

@@ -1,13 +1,13 @@
 /* The fast path of `verify-contract check`: one pass over a buffer of JSONL lines.
  *
  * For each line it answers either "certainly valid and clean" (no finding at all from the reference
- * validator: strict parse per jsonio.py, schema, semantic rules) together with the few facts the report
+ * validator: strict parse per reference/_jsonio.py, schema, semantic rules) together with the few facts the report
  * counts (effective mask, legacy mask in use, failure-kind class), or "ask the reference". So this scanner
- * may be conservative but must never call clean what the reference would not: tests/test_differential.py
+ * may be conservative but must never call clean what the reference would not: tests/check/test_differential.py
  * holds it to that.
  *
  * For a line it cannot settle it may add a memo key: bytes that determine the reference's whole outcome
- * for the line (check.py looks the key up, and asks the reference once per new key). Two kinds:
+ * for the line (check/_lines.py looks the key up, and asks the reference once per new key). Two kinds:
  *   - 'C' (contract): the text is strict JSON with no JSON-rule defect; the key holds every input of the
  *     schema and semantic rules and of the counted facts (the constrained top-level members: a type byte,
  *     plus the raw value bytes wherever the value itself can matter).
@@ -26,7 +26,7 @@
  * the reference's judgement).
  *
  * This file knows no contract field. The contract's shape arrives with each call as a field table built
- * from the resolved contract model (fastpath.field_table): every member the profile declares, at every
+ * from the resolved contract model (check/_fastpath.py's field_table): every member the profile declares, at every
  * depth, with its parent, the JSON types it may have, whether the profile requires it, its SPEC role
  * (mask, legacy mask, failure kind) and its constraint class: PLAIN (no constraint beyond the types),
  * KIND (the failure-kind grammar below plus the registry, passed as `kinds`) or UNSURE (constraints this
@@ -108,8 +108,6 @@ typedef struct {
     int required_count;
 } Table;
 
-static Table table;
-
 typedef struct {
     uint8_t is_obj;
     uint8_t node; /* the table field whose members this object holds (0: the document), or NODE_NONE */
@@ -134,8 +132,12 @@ typedef struct {
     int scanned; /* the whole document was read (SCAN_OK): the field spans above are the line's */
 } Fields;
 
-static Key keys[KEY_STACK];
-static Frame frames[MAX_DEPTH + 2];
+/* scan_document's stacks: the member names of the open objects (duplicate detection) and the open
+ * containers. Part of a call's Scanner (below), never shared between calls. */
+typedef struct {
+    Key keys[KEY_STACK];
+    Frame frames[MAX_DEPTH + 2];
+} DocStacks;
 
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
@@ -146,8 +148,10 @@ static Frame frames[MAX_DEPTH + 2];
 #endif
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
 #else
 #define HOT static inline
+#define NOINLINE
 #endif
 
 /* JSON whitespace except the newline, which ends the line: no token accepts it, so the parse stops there. */
@@ -402,10 +406,12 @@ __attribute__((target("avx2"))) static const uint8_t *utf8_run_avx2(const uint8_
 }
 #endif
 
+/* The process's one choice of UTF-8 validator: a property of the CPU, not of a call, written at each module
+ * load with the same value (the only static state a scan reads; every table is the call's own). */
 static Utf8Run utf8_run = utf8_run_scalar;
 static const char *utf8_run_name = "scalar";
 
-/* Picks the fastest utf8_run the CPU runs (once, at module load). */
+/* Picks the fastest utf8_run the CPU runs (at module load). */
 static void pick_utf8_run(void) {
 #if defined(UTF8_SIMD)
     __builtin_cpu_init();
@@ -554,31 +560,169 @@ HOT int same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n) {
 }
 
 /* The table field named k among the members of node, or F_NONE. */
-HOT int key_field(uint8_t node, const uint8_t *k, uint32_t n, uint64_t head) {
-    for (uint8_t i = table.first[node][n & 255]; i; i = table.next[i]) {
-        if (table.head[i] != head || table.len[i] != n) continue;
+HOT int key_field(const Table *table, uint8_t node, const uint8_t *k, uint32_t n, uint64_t head) {
+    for (uint8_t i = table->first[node][n & 255]; i; i = table->next[i]) {
+        if (table->head[i] != head || table->len[i] != n) continue;
         if (n <= 8) return i;
         uint64_t tail; /* the last 8 bytes in one compare (overlapping the head), then any middle */
         memcpy(&tail, k + n - 8, 8);
-        if (table.tail[i] == tail && (n <= 16 || same_bytes(table.field[i].name + 8, k + 8, n - 16))) return i;
+        if (table->tail[i] == tail && (n <= 16 || same_bytes(table->field[i].name + 8, k + 8, n - 16))) return i;
     }
     return F_NONE;
 }
 
-/* The line whose '{' is at p. SCAN_OK: strict JSON with every rule of jsonio.parse_json met and the fields
- * recorded. SCAN_NAN / SCAN_DUP: that is the first defect in text order (SPEC 2.1), and the line is valid UTF-8.
- * SCAN_UNSURE: ask the reference. *eol is set to the line's end for all but SCAN_UNSURE. */
-static int scan_document(const uint8_t *p, const uint8_t *end, Fields *f, const uint8_t **eol) {
-    int depth = 1;
-    uint32_t key_top = 0;
-    Frame *fr = &frames[1];
-    fr->is_obj = 1;
-    fr->node = 0;
+/* Where scan_document stands in its line: the open containers (stacks->frames[1..depth], fr the innermost)
+ * and the member names of the open objects (stacks->keys[0..key_top)). */
+typedef struct {
+    const Table *table;
+    DocStacks *stacks;
+    Fields *f;
+    Frame *fr;
+    int depth;
+    uint32_t key_top;
+} Walk;
+
+/* Opens a container as the innermost frame: node is the table field whose members it holds (NODE_NONE: none
+ * the table knows), field the one whose value it is. */
+HOT void push_frame(Walk *w, int is_obj, uint8_t node, uint8_t field) {
+    Frame *fr = &w->stacks->frames[++w->depth];
+    fr->is_obj = (uint8_t)is_obj;
+    fr->node = node;
     fr->pending = F_NONE;
-    fr->field = F_NONE;
-    fr->key_base = 0;
+    fr->field = field;
+    fr->key_base = w->key_top;
     fr->nkeys = 0;
     fr->seen = 0;
+    w->fr = fr;
+}
+
+/* A table field's value starts at `start`: its type, whether the table lets that type through clean, and
+ * one more required member seen. */
+HOT void record_value(const Table *table, Fields *f, uint8_t field, uint8_t type, const uint8_t *start) {
+    f->type[field] = type;
+    f->unclean |= ~((unsigned)table->clean[field] >> type) & 1;
+    f->required_seen += table->required[field];
+    f->start[field] = start;
+}
+
+/* A name's first 8 bytes (fewer, zero-padded): the duplicate filter's hash and the field look-up. */
+HOT uint64_t name_head(const uint8_t *k, uint32_t n, const uint8_t *end) {
+    uint64_t head = 0;
+    if (end - k >= 8) {
+        memcpy(&head, k, 8);
+        if (n < 8) head &= (1ULL << (8 * n)) - 1;
+    } else {
+        for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)k[i] << (8 * i);
+    }
+    return head;
+}
+
+/* The member name whose opening quote is at p, in the innermost object: past its closing quote, with the
+ * field it names pending; or NULL with *result SCAN_DUP (a repeated name: the event, and *eol) or
+ * SCAN_UNSURE. */
+HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int *result, const uint8_t **eol) {
+    Frame *fr = w->fr;
+    Key *keys = w->stacks->keys;
+    const uint8_t *k = p + 1;
+    int esc = 0;
+    *result = SCAN_UNSURE;
+    p = scan_string(k, end, &esc);
+    if (!p || esc) return NULL; /* "a" and "\u0061" are the same name: leave escaped names to the reference */
+    uint32_t n = (uint32_t)(p - 1 - k);
+    if (fr->nkeys >= MAX_OBJECT_KEYS || w->key_top >= KEY_STACK) return NULL;
+    uint64_t head = name_head(k, n, end);
+    /* A repeated name is a defect at its second occurrence (SPEC 2.1), once its string is complete:
+     * nothing before it was a defect (the scan would have stopped), so it is the line's finding. */
+    uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+    for (uint32_t i = (fr->seen & bit) ? fr->key_base : w->key_top; i < w->key_top; i++) {
+        if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
+            w->f->event = k;
+            w->f->event_len = n;
+            *eol = utf8_line_end(p, end);
+            if (*eol) *result = SCAN_DUP;
+            return NULL;
+        }
+    }
+    fr->seen |= bit;
+    keys[w->key_top].p = k;
+    keys[w->key_top].len = n;
+    w->key_top++;
+    fr->nkeys++;
+    fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(w->table, fr->node, k, n, head) : F_NONE;
+    return p;
+}
+
+/* A NaN or infinite token of n bytes at p where a value belongs: the line's event. */
+static inline const uint8_t *non_finite(Fields *f, const uint8_t *p, size_t n, int *nan) {
+    f->event = p;
+    f->event_len = n;
+    *nan = 1;
+    return NULL;
+}
+
+/* The value at p when it is not a container: past it with its type in *type; or NULL, with *nan set for a
+ * NaN or infinite token (a defect at its first character, whatever follows: SPEC 2.1), else unsure. */
+HOT const uint8_t *read_scalar(const uint8_t *p, const uint8_t *end, Fields *f, uint8_t *type, int *nan) {
+    uint8_t c = *p;
+    *nan = 0;
+    if (c == '"') {
+        int esc = 0;
+        *type = T_STR;
+        return scan_string(p + 1, end, &esc);
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        if (c == '-' && end - p >= 9 && memcmp(p, "-Infinity", 9) == 0) return non_finite(f, p, 9, nan);
+        int fraction = 0;
+        p = scan_number(p, end, &f->wide_int, &fraction);
+        *type = fraction ? T_NUM : T_INT;
+        return p;
+    }
+    if (c == 't') {
+        *type = T_TRUE;
+        return end - p >= 4 && memcmp(p, "true", 4) == 0 ? p + 4 : NULL;
+    }
+    if (c == 'f') {
+        *type = T_FALSE;
+        return end - p >= 5 && memcmp(p, "false", 5) == 0 ? p + 5 : NULL;
+    }
+    if (c == 'n') {
+        *type = T_NULL;
+        return end - p >= 4 && memcmp(p, "null", 4) == 0 ? p + 4 : NULL;
+    }
+    if (c == 'N' && end - p >= 3 && memcmp(p, "NaN", 3) == 0) return non_finite(f, p, 3, nan);
+    if (c == 'I' && end - p >= 8 && memcmp(p, "Infinity", 8) == 0) return non_finite(f, p, 8, nan);
+    return NULL;
+}
+
+/* Arrays of numbers (token ids, log probs) are most of a large line: a tight loop over the elements from p
+ * (just after a comma). Array elements are never contract fields, so nothing is recorded. Returns where the
+ * scan goes on, with *after set when a value ended there (else a value starts there); NULL: unsure. */
+HOT const uint8_t *number_run(const uint8_t *p, const uint8_t *end, int *wide, int *after) {
+    *after = 0;
+    while (p < end && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+        if (*p == '-' && end - p >= 2 && p[1] == 'I') return p; /* -Infinity: the value's event */
+        int fraction;
+        p = scan_number(p, end, wide, &fraction);
+        if (!p) return NULL;
+        if (p < end && *p == ',') {
+            p = skip_ws(p + 1, end);
+            continue;
+        }
+        *after = 1;
+        return p;
+    }
+    return p;
+}
+
+/* The line whose '{' is at p. SCAN_OK: strict JSON with every rule of jsonio.parse_json met and the fields
+ * recorded. SCAN_NAN / SCAN_DUP: that is the first defect in text order (SPEC 2.1), and the line is valid UTF-8.
+ * SCAN_UNSURE: ask the reference. *eol is set to the line's end for all but SCAN_UNSURE.
+ * Not inlined into the line loop, where its token loop would share the registers with the loop's own values:
+ * inlined, the scan executes some 8% more instructions (callgrind, benchmarks/budget.py --instructions). */
+NOINLINE static int scan_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
+                                  Fields *f, const uint8_t **eol) {
+    Walk w = {table, stacks, f, NULL, 0, 0};
+    push_frame(&w, 1, 0, F_NONE);
     p = skip_ws(p + 1, end);
     if (p < end && *p == '}') {
         p++;
@@ -588,38 +732,9 @@ static int scan_document(const uint8_t *p, const uint8_t *end, Fields *f, const 
 key:
     if (p >= end || *p != '"') return SCAN_UNSURE;
     {
-        const uint8_t *k = p + 1;
-        int esc = 0;
-        p = scan_string(k, end, &esc);
-        if (!p) return SCAN_UNSURE;
-        if (esc) return SCAN_UNSURE; /* "a" and "\u0061" are the same name: leave escaped names to the reference */
-        uint32_t n = (uint32_t)(p - 1 - k);
-        if (fr->nkeys >= MAX_OBJECT_KEYS || key_top >= KEY_STACK) return SCAN_UNSURE;
-        /* the name's first 8 bytes (fewer, zero-padded): the duplicate filter's hash and the field look-up */
-        uint64_t head = 0;
-        if (end - k >= 8) {
-            memcpy(&head, k, 8);
-            if (n < 8) head &= (1ULL << (8 * n)) - 1;
-        } else {
-            for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)k[i] << (8 * i);
-        }
-        /* A repeated name is a defect at its second occurrence (SPEC 2.1), once its string is complete:
-         * nothing before it was a defect (the scan would have stopped), so it is the line's finding. */
-        uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
-        for (uint32_t i = (fr->seen & bit) ? fr->key_base : key_top; i < key_top; i++) {
-            if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
-                f->event = k;
-                f->event_len = n;
-                *eol = utf8_line_end(p, end);
-                return *eol ? SCAN_DUP : SCAN_UNSURE;
-            }
-        }
-        fr->seen |= bit;
-        keys[key_top].p = k;
-        keys[key_top].len = n;
-        key_top++;
-        fr->nkeys++;
-        fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(fr->node, k, n, head) : F_NONE;
+        int result;
+        p = read_name(&w, p, end, &result, eol);
+        if (!p) return result;
         p = skip_ws(p, end);
         if (p >= end || *p != ':') return SCAN_UNSURE;
         p = skip_ws(p + 1, end);
@@ -628,34 +743,13 @@ key:
 value:
     if (p >= end) return SCAN_UNSURE;
     {
-        uint8_t field = fr->pending;
+        uint8_t field = w.fr->pending;
         uint8_t c = *p;
-        const uint8_t *s = p;
-        uint8_t type;
-        if (c == '"') {
-            int esc = 0;
-            p = scan_string(p + 1, end, &esc);
-            if (!p) return SCAN_UNSURE;
-            type = T_STR;
-        } else if (c == '{' || c == '[') {
-            if (depth >= MAX_DEPTH) return SCAN_UNSURE;
-            uint8_t node = c == '{' && field && table.field[field].has_members ? field : NODE_NONE;
-            if (field) {
-                uint8_t container = c == '{' ? T_OBJ : T_ARR;
-                f->type[field] = container;
-                f->unclean |= ~((unsigned)table.clean[field] >> container) & 1;
-                f->required_seen += table.required[field];
-                f->start[field] = p;
-            }
-            depth++;
-            fr = &frames[depth];
-            fr->is_obj = c == '{';
-            fr->node = node;
-            fr->pending = F_NONE;
-            fr->field = field;
-            fr->key_base = key_top;
-            fr->nkeys = 0;
-            fr->seen = 0;
+        if (c == '{' || c == '[') {
+            if (w.depth >= MAX_DEPTH) return SCAN_UNSURE;
+            uint8_t node = c == '{' && field && table->field[field].has_members ? field : NODE_NONE;
+            if (field) record_value(table, f, field, c == '{' ? T_OBJ : T_ARR, p);
+            push_frame(&w, c == '{', node, field);
             p = skip_ws(p + 1, end);
             if (p >= end) return SCAN_UNSURE;
             if (*p == (c == '{' ? '}' : ']')) {
@@ -664,45 +758,18 @@ value:
             }
             if (c == '{') goto key;
             goto value;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            if (c == '-' && end - p >= 9 && memcmp(p, "-Infinity", 9) == 0) {
-                f->event = p;
-                f->event_len = 9;
-                goto nan;
-            }
-            int fraction = 0;
-            p = scan_number(p, end, &f->wide_int, &fraction);
-            if (!p) return SCAN_UNSURE;
-            type = fraction ? T_NUM : T_INT;
-        } else if (c == 't') {
-            if (end - p < 4 || memcmp(p, "true", 4) != 0) return SCAN_UNSURE;
-            p += 4;
-            type = T_TRUE;
-        } else if (c == 'f') {
-            if (end - p < 5 || memcmp(p, "false", 5) != 0) return SCAN_UNSURE;
-            p += 5;
-            type = T_FALSE;
-        } else if (c == 'n') {
-            if (end - p < 4 || memcmp(p, "null", 4) != 0) return SCAN_UNSURE;
-            p += 4;
-            type = T_NULL;
-        } else if (c == 'N' && end - p >= 3 && memcmp(p, "NaN", 3) == 0) {
-            /* a defect at its first character, whatever follows (SPEC 2.1) */
-            f->event = p;
-            f->event_len = 3;
-            goto nan;
-        } else if (c == 'I' && end - p >= 8 && memcmp(p, "Infinity", 8) == 0) {
-            f->event = p;
-            f->event_len = 8;
-            goto nan;
-        } else {
-            return SCAN_UNSURE;
+        }
+        const uint8_t *s = p;
+        uint8_t type;
+        int nan;
+        p = read_scalar(p, end, f, &type, &nan);
+        if (!p) {
+            if (!nan) return SCAN_UNSURE;
+            *eol = utf8_line_end(s, end);
+            return *eol ? SCAN_NAN : SCAN_UNSURE;
         }
         if (field) {
-            f->type[field] = type;
-            f->unclean |= ~((unsigned)table.clean[field] >> type) & 1;
-            f->required_seen += table.required[field];
-            f->start[field] = s;
+            record_value(table, f, field, type, s);
             f->stop[field] = p;
         }
     }
@@ -712,41 +779,27 @@ after_value:
     if (p >= end) return SCAN_UNSURE;
     if (*p == ',') {
         p = skip_ws(p + 1, end);
-        if (fr->is_obj) goto key;
-        /* Arrays of numbers (token ids, log probs) are most of a large line: a tight loop for them.
-         * Array elements are never contract fields, so nothing is recorded. */
-        while (p < end && (*p == '-' || (*p >= '0' && *p <= '9'))) {
-            if (*p == '-' && end - p >= 2 && p[1] == 'I') goto value;
-            int fraction;
-            p = scan_number(p, end, &f->wide_int, &fraction);
-            if (!p) return SCAN_UNSURE;
-            if (p < end && *p == ',') {
-                p = skip_ws(p + 1, end);
-                continue;
-            }
-            goto after_value;
-        }
+        if (w.fr->is_obj) goto key;
+        int after;
+        p = number_run(p, end, &f->wide_int, &after);
+        if (!p) return SCAN_UNSURE;
+        if (after) goto after_value;
         goto value;
     }
-    if (*p != (fr->is_obj ? '}' : ']')) return SCAN_UNSURE;
+    if (*p != (w.fr->is_obj ? '}' : ']')) return SCAN_UNSURE;
     p++;
 
-closed: /* p is just past the closing bracket of frames[depth] */
-    if (fr->field) f->stop[fr->field] = p;
-    key_top = fr->key_base;
-    depth--;
-    if (depth) {
-        fr = &frames[depth];
+closed: /* p is just past the closing bracket of the innermost container */
+    if (w.fr->field) f->stop[w.fr->field] = p;
+    w.key_top = w.fr->key_base;
+    if (--w.depth) {
+        w.fr = &stacks->frames[w.depth];
         goto after_value;
     }
     p = skip_ws(p, end);
     if (p < end && *p != '\n') return SCAN_UNSURE; /* more text after the value */
     *eol = p;
     return SCAN_OK;
-
-nan:
-    *eol = utf8_line_end(p, end);
-    return *eol ? SCAN_NAN : SCAN_UNSURE;
 }
 
 static int is_blank(const uint8_t *p, const uint8_t *end) {
@@ -839,12 +892,12 @@ static void key_put(KeyBuf *k, const Fields *f, int field, int with_raw) {
  * allowed type with no constraint is judged by its type alone, and the members of an object are fields
  * of their own. The resolved model has no keyword relating two members (a root constraint makes fastpath
  * decline the version), so the key decides the outcome. */
-static void contract_key(const Fields *f, KeyBuf *k) {
+static void contract_key(const Table *table, const Fields *f, KeyBuf *k) {
     k->len = 0;
     k->overflow = 0;
     k->buf[k->len++] = 'C';
-    for (int i = 1; i <= table.count; i++) {
-        const FieldSpec *spec = &table.field[i];
+    for (int i = 1; i <= table->count; i++) {
+        const FieldSpec *spec = &table->field[i];
         if (spec->role == ROLE_GROUP) continue; /* the budget's, read by no rule */
         uint8_t type = f->type[i];
         int with_raw = spec->cls != CLASS_PLAIN || spec->role != ROLE_NONE || !(spec->types & (1u << type));
@@ -857,19 +910,19 @@ static void contract_key(const Fields *f, KeyBuf *k) {
 
 #define BOOL_OR_NONE ((1u << T_NONE) | (1u << T_TRUE) | (1u << T_FALSE))
 
-static int classify(const Fields *f, const Kinds *kinds) {
+static int classify(const Table *table, const Fields *f, const Kinds *kinds) {
     const uint8_t *t = f->type;
-    if (f->unclean || f->required_seen != table.required_count) return STATUS_CONTRACT;
-    uint8_t top = t[table.mask], legacy = t[table.legacy]; /* t[0], "no field", is always T_NONE */
+    if (f->unclean || f->required_seen != table->required_count) return STATUS_CONTRACT;
+    uint8_t top = t[table->mask], legacy = t[table->legacy]; /* t[0], "no field", is always T_NONE */
     /* effective_mask() raises on a non-boolean mask at any version; leave those to the reference */
     if (!((BOOL_OR_NONE >> top) & (BOOL_OR_NONE >> legacy) & 1)) return STATUS_CONTRACT;
     int legacy_used = 0, kind = 0;
-    if ((table.sem & SEM_LEGACY) && legacy != T_NONE) {
+    if ((table->sem & SEM_LEGACY) && legacy != T_NONE) {
         legacy_used = 1;
         if (top != legacy) return STATUS_CONTRACT; /* legacy-mask-only or legacy-mask-divergent */
     }
-    if (t[table.kind] == T_STR) {
-        kind = kind_class(f, table.kind, kinds);
+    if (t[table->kind] == T_STR) {
+        kind = kind_class(f, table->kind, kinds);
         if (!kind) return STATUS_CONTRACT; /* malformed, unregistered or deprecated */
     }
     int masked = top == T_TRUE || legacy == T_TRUE;
@@ -879,15 +932,15 @@ static int classify(const Fields *f, const Kinds *kinds) {
 /* The field table (fastpath.field_table): count, semantic flags, then per field: parent, allowed type
  * bits (2 bytes, little-endian), class, role, required, name length, name. Names point into the buffer,
  * which the caller holds for the whole scan. */
-static int load_table(const uint8_t *b, size_t len) {
-    memset(&table, 0, sizeof table);
+static int load_table(Table *table, const uint8_t *b, size_t len) {
+    memset(table, 0, sizeof *table);
     if (len < 2 || b[0] > MAX_FIELDS) return 0;
-    table.count = b[0];
-    table.sem = b[1];
+    table->count = b[0];
+    table->sem = b[1];
     size_t at = 2;
-    for (int i = 1; i <= table.count; i++) {
+    for (int i = 1; i <= table->count; i++) {
         if (at + 7 > len) return 0;
-        FieldSpec *spec = &table.field[i];
+        FieldSpec *spec = &table->field[i];
         spec->parent = b[at];
         spec->types = (uint16_t)(b[at + 1] | (b[at + 2] << 8));
         spec->cls = b[at + 3];
@@ -897,21 +950,21 @@ static int load_table(const uint8_t *b, size_t len) {
         at += 7;
         if (at + spec->len > len || spec->parent >= i || spec->cls > CLASS_UNSURE || spec->role > ROLE_GROUP) return 0;
         spec->name = b + at;
-        for (uint32_t j = 0; j < spec->len && j < 8; j++) table.head[i] |= (uint64_t)spec->name[j] << (8 * j);
-        if (spec->len >= 8) memcpy(&table.tail[i], spec->name + spec->len - 8, 8);
-        table.len[i] = spec->len;
+        for (uint32_t j = 0; j < spec->len && j < 8; j++) table->head[i] |= (uint64_t)spec->name[j] << (8 * j);
+        if (spec->len >= 8) memcpy(&table->tail[i], spec->name + spec->len - 8, 8);
+        table->len[i] = spec->len;
         at += spec->len;
-        table.clean[i] = spec->cls == CLASS_UNSURE ? 0 : spec->types;
-        table.required[i] = spec->required ? 1 : 0;
-        table.required_count += table.required[i];
-        table.field[spec->parent].has_members = 1;
+        table->clean[i] = spec->cls == CLASS_UNSURE ? 0 : spec->types;
+        table->required[i] = spec->required ? 1 : 0;
+        table->required_count += table->required[i];
+        table->field[spec->parent].has_members = 1;
         /* appended at the chain's end, so the first declared of two equal names is found */
-        uint8_t *link = &table.first[spec->parent][spec->len];
-        while (*link) link = &table.next[*link];
+        uint8_t *link = &table->first[spec->parent][spec->len];
+        while (*link) link = &table->next[*link];
         *link = (uint8_t)i;
-        if (spec->role == ROLE_MASK) table.mask = (uint8_t)i;
-        if (spec->role == ROLE_LEGACY_MASK) table.legacy = (uint8_t)i;
-        if (spec->role == ROLE_KIND) table.kind = (uint8_t)i;
+        if (spec->role == ROLE_MASK) table->mask = (uint8_t)i;
+        if (spec->role == ROLE_LEGACY_MASK) table->legacy = (uint8_t)i;
+        if (spec->role == ROLE_KIND) table->kind = (uint8_t)i;
     }
     return at == len;
 }
@@ -920,15 +973,16 @@ static int load_table(const uint8_t *b, size_t len) {
  * Text keys: the first defect of a line the scan above could not settle (SPEC 2.1), as jsonio words it.
  *
  * For a STATUS_TEXT line the scan gave up on, text_key() reads the line as the reference does (its
- * trailing "\r" bytes stripped, check_lines.py) and mirrors jsonio.parse_json: a byte order mark ('B'),
+ * trailing "\r" bytes stripped, as check/_reference.py reads it) and mirrors jsonio.parse_json: a byte order mark ('B'),
  * else the first ill-formed UTF-8 sequence as Python's decoder reports it ('U' + reason tag + ':' + byte
  * offset), else jsonio._scan's first defect in text order: a syntax defect ('S' + tag + ':' + column in
  * code points, counted from 1 [+ ':' + the code in hex]), a NaN token ('N' + token), a repeated member
  * name ('D' + the name in UTF-8, escapes resolved as Python's json module resolves them, so "a" and
- * "\u0061" are one name) or nesting deeper than MAX_DEPTH ('T'). check_text_events.py builds the
+ * "\u0061" are one name) or nesting deeper than MAX_DEPTH ('T'). check/_text_events.py builds the
  * reference's finding from the key with jsonio's wording; the tags are the keys of
- * text_findings.SYNTAX_MESSAGES and text_findings.UTF8_REASONS (exported as SYNTAX_TAGS, CODED_TAGS and
- * UTF8_TAGS; tests/test_text_keys.py holds the two to each other). What it cannot follow exactly gets no key: numbers that might overflow
+ * reference/_text_findings.py's SYNTAX_MESSAGES and UTF8_REASONS (exported as SYNTAX_TAGS, CODED_TAGS and
+ * UTF8_TAGS; tests/reference/test_text_keys.py holds the two to each other). What it cannot follow exactly
+ * gets no key: numbers that might overflow
  * (jsonio words the literal), more names in the open objects than TEXT_NAMES or TEXT_NAME_BYTES, keys
  * longer than MEMO_KEY_BYTES. */
 enum {
@@ -1163,191 +1217,239 @@ static void key_text(KeyBuf *k, const char *text) {
     k->len = n;
 }
 
-/* The text key of the line [s, e) (its trailing "\r" bytes already stripped): 1 with the key in k, or 0. */
-static int text_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
-    static Key names[TEXT_NAMES];
-    static uint8_t decoded[TEXT_NAME_BYTES]; /* the escaped names of the open objects, escapes resolved */
-    static struct {
+/* text_key's stacks: the open containers, the member names of the open objects and the bytes of the escaped
+ * ones with their escapes resolved. Part of a call's Scanner (below), never shared between calls. */
+typedef struct {
+    Key names[TEXT_NAMES];
+    uint8_t decoded[TEXT_NAME_BYTES];
+    struct {
         uint8_t is_obj;
-        uint32_t base, bytes;
-        uint64_t seen;
-    } stack[MAX_DEPTH + 1];
-    uint32_t used = 0;
+        uint32_t base, bytes; /* names and decoded bytes in use when the container opened */
+        uint64_t seen;        /* one bit per name hash, as in scan_document */
+    } open[MAX_DEPTH + 1];
+} TextStacks;
+
+/* What text_key expects next. */
+typedef enum { X_VALUE, X_VALUE_OR_END, X_NAME, X_NAME_OR_END, X_COLON, X_AFTER } Expect;
+
+/* Where text_key stands in its line: the open containers (open[1..depth]), the names of the open objects
+ * (names[0..top)) with the decoded bytes in use (decoded[0..used)), and the defect once found. */
+typedef struct {
+    TextStacks *st;
+    int depth;
+    uint32_t top, used;
+    Defect d;
+} TextWalk;
+
+/* What one step of text_key found: go on, a syntax defect (in the walk's d), a key made, or no key. */
+enum { TEXT_ON, TEXT_DEFECT, TEXT_KEYED, TEXT_NO_KEY };
+
+static int text_defect(TextWalk *w, int tag, const uint8_t *at) {
+    w->d.tag = tag;
+    w->d.at = at;
+    return TEXT_DEFECT;
+}
+
+/* The names and decoded bytes of the innermost object dropped as it closes. */
+static void text_close_object(TextWalk *w) {
+    w->top = w->st->open[w->depth].base;
+    w->used = w->st->open[w->depth].bytes;
+}
+
+/* A value at *pp (or, with X_VALUE_OR_END, the ']' of an empty array). */
+static int text_value(TextWalk *w, const uint8_t **pp, const uint8_t *e, Expect *expect, KeyBuf *k) {
+    const uint8_t *p = *pp;
+    int c = p < e ? *p : -1;
+    if (*expect == X_VALUE_OR_END && c == ']') {
+        w->depth--;
+        p++;
+    } else if (c == '{' || c == '[') {
+        if (w->depth + 1 > MAX_DEPTH) {
+            key_text(k, "T");
+            return TEXT_KEYED;
+        }
+        w->depth++;
+        w->st->open[w->depth].is_obj = c == '{';
+        w->st->open[w->depth].bytes = w->used;
+        w->st->open[w->depth].base = w->top;
+        w->st->open[w->depth].seen = 0;
+        *pp = p + 1;
+        *expect = c == '{' ? X_NAME_OR_END : X_VALUE_OR_END;
+        return TEXT_ON;
+    } else if (c == '"') {
+        int escaped = 0;
+        p = text_string(p, e, &w->d, &escaped);
+        if (!p) return TEXT_DEFECT;
+    } else if ((e - p >= 3 && memcmp(p, "NaN", 3) == 0) || (e - p >= 8 && memcmp(p, "Infinity", 8) == 0) ||
+               (e - p >= 9 && memcmp(p, "-Infinity", 9) == 0)) {
+        key_text(k, c == 'N' ? "NNaN" : c == 'I' ? "NInfinity" : "N-Infinity");
+        return TEXT_KEYED;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        const uint8_t *stop;
+        int number = text_number(p, e, &stop);
+        if (number == -2) return TEXT_NO_KEY;
+        if (number == -1) return text_defect(w, TAG_NUMBER, stop);
+        if (number == 0) return text_defect(w, TAG_VALUE, p); /* a '-' with no digit after it */
+        p = stop;
+    } else if (e - p >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0)) {
+        p += 4;
+    } else if (e - p >= 5 && memcmp(p, "false", 5) == 0) {
+        p += 5;
+    } else {
+        return text_defect(w, c < 0 ? TAG_END : TAG_VALUE, p);
+    }
+    *pp = p;
+    *expect = X_AFTER;
+    return TEXT_ON;
+}
+
+/* A member name at *pp (or, with X_NAME_OR_END, the '}' of an empty object); a repeated one is the key. */
+static int text_name(TextWalk *w, const uint8_t **pp, const uint8_t *e, Expect *expect, KeyBuf *k) {
+    const uint8_t *p = *pp;
+    int c = p < e ? *p : -1;
+    if (*expect == X_NAME_OR_END && c == '}') {
+        text_close_object(w);
+        w->depth--;
+        *pp = p + 1;
+        *expect = X_AFTER;
+        return TEXT_ON;
+    }
+    if (c != '"') return text_defect(w, TAG_NAME, p);
+    TextStacks *st = w->st;
+    int escaped = 0;
+    const uint8_t *name = p + 1;
+    p = text_string(p, e, &w->d, &escaped);
+    if (!p) return TEXT_DEFECT;
+    uint32_t n = (uint32_t)(p - 1 - name);
+    if (escaped) { /* compare names as jsonio does, escapes resolved: "a" and "\u0061" are one */
+        if (w->used + n > TEXT_NAME_BYTES) return TEXT_NO_KEY;
+        n = decode_name(name, p - 1, st->decoded + w->used);
+        name = st->decoded + w->used;
+        w->used += n;
+    }
+    uint64_t head = 0;
+    for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)name[i] << (8 * i);
+    uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+    if (st->open[w->depth].seen & bit) {
+        for (uint32_t i = st->open[w->depth].base; i < w->top; i++) {
+            if (st->names[i].len == n && same_bytes(st->names[i].p, name, n)) {
+                if (n + 1 > MEMO_KEY_BYTES) return TEXT_NO_KEY;
+                k->buf[0] = 'D'; /* the name as the reference decodes it, in UTF-8 */
+                memcpy(k->buf + 1, name, n);
+                k->len = n + 1;
+                return TEXT_KEYED;
+            }
+        }
+    }
+    if (w->top >= TEXT_NAMES) return TEXT_NO_KEY;
+    st->open[w->depth].seen |= bit;
+    st->names[w->top].p = name;
+    st->names[w->top].len = n;
+    w->top++;
+    *pp = p;
+    *expect = X_COLON;
+    return TEXT_ON;
+}
+
+/* After a value at *pp: a comma, the innermost container's closing bracket, or (at the top) the line's end. */
+static int text_after(TextWalk *w, const uint8_t **pp, const uint8_t *e, Expect *expect) {
+    const uint8_t *p = *pp;
+    if (!w->depth) return p < e ? text_defect(w, TAG_EXTRA, p) : TEXT_NO_KEY; /* no defect: the reference judges */
+    int c = p < e ? *p : -1;
+    int is_obj = w->st->open[w->depth].is_obj;
+    if (c == ',') {
+        *expect = is_obj ? X_NAME : X_VALUE;
+    } else if (c == (is_obj ? '}' : ']')) {
+        if (is_obj) text_close_object(w);
+        w->depth--;
+    } else {
+        return text_defect(w, is_obj ? TAG_OBJECT : TAG_ARRAY, p);
+    }
+    *pp = p + 1;
+    return TEXT_ON;
+}
+
+/* The key of a line that is not UTF-8 text jsonio reads ('B': a byte order mark; 'U': ill-formed UTF-8):
+ * 1 with the key in k, or 0. */
+static int encoding_key(const uint8_t *s, const uint8_t *e, KeyBuf *k) {
     if (e - s >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
         key_text(k, "B");
         return 1;
     }
     size_t at;
     int reason;
-    if (utf8_error(s, e, &at, &reason)) {
-        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "U%s:%zu", utf8_tags[reason], at);
-        return 1;
-    }
-    enum { X_VALUE, X_VALUE_OR_END, X_NAME, X_NAME_OR_END, X_COLON, X_AFTER } expect = X_VALUE;
-    int depth = 0;
-    uint32_t top = 0;
-    Defect d = {0, NULL, -1};
+    if (!utf8_error(s, e, &at, &reason)) return 0;
+    k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "U%s:%zu", utf8_tags[reason], at);
+    return 1;
+}
+
+/* The key of a syntax defect of the line that starts at s. */
+static void syntax_key(const uint8_t *s, const Defect *d, KeyBuf *k) {
+    /* the column counts code points: every byte but UTF-8 continuation bytes */
+    size_t column = 1;
+    for (const uint8_t *q = s; q < d->at; q++) column += (*q & 0xC0) != 0x80;
+    if (TAG_CODED(d->tag))
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu:%X", syntax_tags[d->tag], column,
+                                  (unsigned)d->code);
+    else
+        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu", syntax_tags[d->tag], column);
+}
+
+/* The text key of the line [s, e) (its trailing "\r" bytes already stripped): 1 with the key in k, or 0. */
+static int text_key(TextStacks *stacks, const uint8_t *s, const uint8_t *e, KeyBuf *k) {
+    if (encoding_key(s, e, k)) return 1;
+    TextWalk w = {stacks, 0, 0, 0, {0, NULL, -1}};
+    Expect expect = X_VALUE;
     const uint8_t *p = text_ws(s, e);
     for (;;) {
-        int c = p < e ? *p : -1;
+        int step;
         switch (expect) {
         case X_VALUE:
         case X_VALUE_OR_END:
-            if (expect == X_VALUE_OR_END && c == ']') {
-                depth--;
-                p++;
-                expect = X_AFTER;
-            } else if (c == '{' || c == '[') {
-                if (depth + 1 > MAX_DEPTH) {
-                    key_text(k, "T");
-                    return 1;
-                }
-                depth++;
-                stack[depth].is_obj = c == '{';
-                stack[depth].bytes = used;
-                stack[depth].base = top;
-                stack[depth].seen = 0;
-                p++;
-                expect = c == '{' ? X_NAME_OR_END : X_VALUE_OR_END;
-            } else if (c == '"') {
-                int escaped = 0;
-                p = text_string(p, e, &d, &escaped);
-                if (!p) goto syntax;
-                expect = X_AFTER;
-            } else if ((e - p >= 3 && memcmp(p, "NaN", 3) == 0) || (e - p >= 8 && memcmp(p, "Infinity", 8) == 0) ||
-                       (e - p >= 9 && memcmp(p, "-Infinity", 9) == 0)) {
-                key_text(k, c == 'N' ? "NNaN" : c == 'I' ? "NInfinity" : "N-Infinity");
-                return 1;
-            } else if (c == '-' || (c >= '0' && c <= '9')) {
-                const uint8_t *stop;
-                int number = text_number(p, e, &stop);
-                if (number == -2) return 0;
-                if (number == -1) {
-                    d.tag = TAG_NUMBER;
-                    d.at = stop;
-                    goto syntax;
-                }
-                if (number == 0) {
-                    d.tag = TAG_VALUE; /* a '-' with no digit after it */
-                    d.at = p;
-                    goto syntax;
-                }
-                p = stop;
-                expect = X_AFTER;
-            } else if (e - p >= 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0)) {
-                p += 4;
-                expect = X_AFTER;
-            } else if (e - p >= 5 && memcmp(p, "false", 5) == 0) {
-                p += 5;
-                expect = X_AFTER;
-            } else {
-                d.tag = c < 0 ? TAG_END : TAG_VALUE;
-                d.at = p;
-                goto syntax;
-            }
+            step = text_value(&w, &p, e, &expect, k);
             break;
         case X_NAME:
         case X_NAME_OR_END:
-            if (expect == X_NAME_OR_END && c == '}') {
-                top = stack[depth].base;
-                used = stack[depth].bytes;
-                depth--;
-                p++;
-                expect = X_AFTER;
-            } else if (c == '"') {
-                int escaped = 0;
-                const uint8_t *name = p + 1;
-                p = text_string(p, e, &d, &escaped);
-                if (!p) goto syntax;
-                uint32_t n = (uint32_t)(p - 1 - name);
-                if (escaped) { /* compare names as jsonio does, escapes resolved: "a" and "\u0061" are one */
-                    if (used + n > TEXT_NAME_BYTES) return 0;
-                    n = decode_name(name, p - 1, decoded + used);
-                    name = decoded + used;
-                    used += n;
-                }
-                uint64_t head = 0;
-                for (uint32_t i = 0; i < n && i < 8; i++) head |= (uint64_t)name[i] << (8 * i);
-                uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
-                if (stack[depth].seen & bit) {
-                    for (uint32_t i = stack[depth].base; i < top; i++) {
-                        if (names[i].len == n && same_bytes(names[i].p, name, n)) {
-                            if (n + 1 > MEMO_KEY_BYTES) return 0;
-                            k->buf[0] = 'D'; /* the name as the reference decodes it, in UTF-8 */
-                            memcpy(k->buf + 1, name, n);
-                            k->len = n + 1;
-                            return 1;
-                        }
-                    }
-                }
-                if (top >= TEXT_NAMES) return 0;
-                stack[depth].seen |= bit;
-                names[top].p = name;
-                names[top].len = n;
-                top++;
-                expect = X_COLON;
-            } else {
-                d.tag = TAG_NAME;
-                d.at = p;
-                goto syntax;
-            }
+            step = text_name(&w, &p, e, &expect, k);
             break;
         case X_COLON:
-            if (c != ':') {
-                d.tag = TAG_COLON;
-                d.at = p;
-                goto syntax;
-            }
-            p++;
-            expect = X_VALUE;
-            break;
-        case X_AFTER:
-            if (!depth) {
-                if (p < e) {
-                    d.tag = TAG_EXTRA;
-                    d.at = p;
-                    goto syntax;
-                }
-                return 0; /* no defect: the reference judges the value */
-            }
-            if (c == ',') {
+            if (p < e && *p == ':') {
                 p++;
-                expect = stack[depth].is_obj ? X_NAME : X_VALUE;
-            } else if (c == (stack[depth].is_obj ? '}' : ']')) {
-                if (stack[depth].is_obj) {
-                    top = stack[depth].base;
-                    used = stack[depth].bytes;
-                }
-                depth--;
-                p++;
+                expect = X_VALUE;
+                step = TEXT_ON;
             } else {
-                d.tag = stack[depth].is_obj ? TAG_OBJECT : TAG_ARRAY;
-                d.at = p;
-                goto syntax;
+                step = text_defect(&w, TAG_COLON, p);
             }
             break;
+        default: /* X_AFTER */
+            step = text_after(&w, &p, e, &expect);
         }
+        if (step == TEXT_DEFECT) {
+            syntax_key(s, &w.d, k);
+            return 1;
+        }
+        if (step != TEXT_ON) return step == TEXT_KEYED;
         p = text_ws(p, e);
     }
+}
 
-syntax: {
-    /* the column counts code points: every byte but UTF-8 continuation bytes */
-    size_t column = 1;
-    for (const uint8_t *q = s; q < d.at; q++) column += (*q & 0xC0) != 0x80;
-    if (TAG_CODED(d.tag))
-        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu:%X", syntax_tags[d.tag], column,
-                                  (unsigned)d.code);
-    else
-        k->len = (size_t)snprintf((char *)k->buf, MEMO_KEY_BYTES, "S%s:%zu", syntax_tags[d.tag], column);
-    return 1;
-}
-}
+/* Everything a scan call reads and writes besides its buffers: the field table and the kinds it was given,
+ * and the stacks of the line it is reading. Each call makes its own (scan_chunk), so no two calls share
+ * state: a call made while another runs (from a group label function, or another thread) gets its answer
+ * from its own table. */
+typedef struct {
+    Table table;
+    Kinds kinds;
+    DocStacks doc;
+    TextStacks text;
+} Scanner;
 
 /* The line that starts at q: its status byte in *status, and in *keyed whether key holds its memo key.
- * Returns where the next line starts (past this line's newline, or end). The field table and the kinds
- * must be loaded (load_table, load_kinds). */
-HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *kinds, Fields *f, KeyBuf *key,
+ * Returns where the next line starts (past this line's newline, or end). The scanner's field table and
+ * kinds must be loaded (load_table, load_kinds). */
+HOT const uint8_t *scan_line(Scanner *scanner, const uint8_t *q, const uint8_t *end, Fields *f, KeyBuf *key,
                              int *status, int *keyed) {
+    const Table *table = &scanner->table;
     const uint8_t *p = skip_ws(q, end);
     const uint8_t *eol = NULL;
     int unsure = 1; /* the scan left the line's text undecided */
@@ -1355,20 +1457,20 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
     *keyed = 0;
     f->scanned = 0;
     if (p < end && *p == '{') {
-        if (table.count < 32) memset(f->type, 0, 32); /* a constant size: inlined (type[] has F_COUNT) */
-        else memset(f->type, 0, (size_t)table.count + 1);
+        if (table->count < 32) memset(f->type, 0, 32); /* a constant size: inlined (type[] has F_COUNT) */
+        else memset(f->type, 0, (size_t)table->count + 1);
         f->wide_int = 0;
         f->unclean = 0;
         f->required_seen = 0;
-        int result = scan_document(p, end, f, &eol);
+        int result = scan_document(table, &scanner->doc, p, end, f, &eol);
         unsure = result == SCAN_UNSURE;
         if (result == SCAN_OK) {
             f->scanned = 1;
-            *status = classify(f, kinds);
+            *status = classify(table, f, &scanner->kinds);
             if (*status == STATUS_CONTRACT) {
-                contract_key(f, key);
+                contract_key(table, f, key);
                 *keyed = !key->overflow;
-                /* for STATUS_CONTRACT check.py has orjson build the document, which reads long
+                /* for STATUS_CONTRACT check/_compose.py has orjson build the document, which reads long
                  * integers otherwise */
                 if (f->wide_int) *status = STATUS_TEXT;
             }
@@ -1387,34 +1489,100 @@ HOT const uint8_t *scan_line(const uint8_t *q, const uint8_t *end, const Kinds *
     if (unsure && *status == STATUS_TEXT && !*keyed) {
         const uint8_t *stop = eol; /* the line as the reference reads it: trailing "\r" stripped */
         while (stop > q && stop[-1] == '\r') stop--;
-        *keyed = text_key(q, stop, key);
+        *keyed = text_key(&scanner->text, q, stop, key);
     }
     return eol < end ? eol + 1 : end;
 }
 
 #ifndef FASTSCAN_CORE_ONLY
-PyDoc_STRVAR(scan_doc,
-             "scan(buffer, fields, kinds, budget=None) -> (statuses, others[, line_kinds, reread])\n\n"
-             "Classify every newline-terminated line of buffer (the last line may lack its own newline).\n"
-             "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
-             "neither blank nor clean, key being a memo key (bytes) or None.\n"
-             "With budget, (member, no_kind): member a quoted member name (bytes) whose presence means a line's\n"
-             "failure kind may come from elsewhere than the failure-kind field, the failure budget's view:\n"
-             "line_kinds is (where, kinds): where holds the indices (uint32, native order) of the lines whose\n"
-             "failure kind the scan knows, in order, and kinds those kinds: a line it read whole that is not\n"
-             "clean and unmasked (the field's string value, or no_kind without the field and the member), a\n"
-             "line whose memo key names a defect of its JSON text (no_kind: it has no document); reread lists\n"
-             "(index, start, end) of the lines read whole whose kind it leaves to a parse (an escape in the\n"
-             "kind, or the member name present). gather() reads line_kinds.\n"
-             "With budget (member, no_kind, group_fields, label), also groups, the --group-by values of each\n"
-             "line: group_fields holds the field-table number of each group path's member (a byte each, at\n"
-             "most MAX_GROUP_PATHS), label(raw) makes a value's label from its JSON text, called once per\n"
-             "distinct text (b\"null\" for an absent or null member, b\"{}\" and b\"[]\" for containers). groups\n"
-             "is (ids, combinations, firsts, unread): ids a uint32 per line (native order), the id of its\n"
-             "combination of labels, 0xFFFFFFFF for a blank line or one the scan did not read whole (or read\n"
-             "with an integer past 18 digits); combinations the label tuples by id, in the order lines first\n"
-             "show them, firsts the index of that line; unread lists (index, start, end) of the lines without\n"
-             "an id that are not blank, for the caller to parse.");
+#include <stdarg.h>
+
+/* The named result types, one set per module object (multi-phase init), in result_types' order: each is
+ * stated here once, field by field, and in _fastscan.pyi. */
+typedef struct {
+    PyTypeObject *Scan, *BudgetScan, *LineKinds, *ChunkGroups, *Gathered, *WindowScan, *WindowEvent;
+} ModuleState;
+
+static PyStructSequence_Field scan_fields[] = {
+    {"statuses", "a status byte per line"},
+    {"others", "(index, start, end, memo key or None) of each line neither blank nor clean"},
+    {NULL, NULL}};
+static PyStructSequence_Field budget_scan_fields[] = {
+    {"statuses", "a status byte per line"},
+    {"others", "(index, start, end, memo key or None) of each line neither blank nor clean"},
+    {"line_kinds", "LineKinds: the lines whose failure kind the scan knows, and their kinds"},
+    {"reread", "(index, start, end) of the lines read whole whose kind needs a parse"},
+    {"groups", "ChunkGroups, or None without group fields"},
+    {NULL, NULL}};
+static PyStructSequence_Field line_kinds_fields[] = {
+    {"where", "the lines' indices, uint32 in native order"}, {"kinds", "their kinds"}, {NULL, NULL}};
+static PyStructSequence_Field chunk_groups_fields[] = {
+    {"ids", "a uint32 combination id per line (native order), NO_GROUP where unknown"},
+    {"combinations", "the label tuples by id"},
+    {"firsts", "the index of the first line of each combination"},
+    {"unread", "(index, start, end) of the lines without an id that are not blank"},
+    {NULL, NULL}};
+static PyStructSequence_Field gathered_fields[] = {
+    {"indices", "the picked lines' indices"},
+    {"kinds", "their kinds, None where not known"},
+    {"states", "their table entries"},
+    {"unknown", "how many kinds are None"},
+    {NULL, NULL}};
+static PyStructSequence_Field window_scan_fields[] = {
+    {"worst", "the highest rate of a judged window (-1.0: none judged)"},
+    {"worst_at", "the first k that has it (-1: none)"},
+    {"worst_inside", "the masked rollouts in that window"},
+    {"worst_size", "that window's size"},
+    {"longest", "the longest run"},
+    {"longest_at", "the first k that ends it"},
+    {"last_run", "the run at the last k"},
+    {"active", "each level's state after the last judged window"},
+    {"events", "WindowEvent list, by k then order"},
+    {NULL, NULL}};
+static PyStructSequence_Field window_event_fields[] = {
+    {"k", "the run's rollout"},
+    {"order", "0: the run reaches the limit; 1 + i: the window enters level i"},
+    {"inside", "masked rollouts in the window"},
+    {"size", "the window's size"},
+    {"start", "the index of the window's first masked rollout among carried then the run's"},
+    {"run", "the run at k"},
+    {NULL, NULL}};
+
+#define RESULT_TYPE(name, fields, doc) {"verify_contract.check._fastscan." name, doc, fields, sizeof fields / sizeof fields[0] - 1}
+static PyStructSequence_Desc result_types[] = {
+    RESULT_TYPE("Scan", scan_fields, "scan()'s result."),
+    RESULT_TYPE("BudgetScan", budget_scan_fields, "scan_budget()'s result."),
+    RESULT_TYPE("LineKinds", line_kinds_fields, "The lines whose failure kind a scan knows."),
+    RESULT_TYPE("ChunkGroups", chunk_groups_fields, "A chunk's --group-by combinations."),
+    RESULT_TYPE("Gathered", gathered_fields, "gather()'s result."),
+    RESULT_TYPE("WindowScan", window_scan_fields, "window_scan()'s result."),
+    RESULT_TYPE("WindowEvent", window_event_fields, "A window_scan() event."),
+};
+#define RESULT_TYPES (sizeof result_types / sizeof result_types[0])
+
+/* ModuleState's members are the types of result_types, in its order. */
+typedef char state_holds_each_type[sizeof(ModuleState) == RESULT_TYPES * sizeof(PyTypeObject *) ? 1 : -1];
+static PyTypeObject **state_types(ModuleState *state) { return (PyTypeObject **)state; }
+
+/* A result of `type` from n new references, which it takes over; NULL (the error set) if any is NULL. */
+static PyObject *named(PyTypeObject *type, int n, ...) {
+    va_list items;
+    va_start(items, n);
+    PyObject *result = PyStructSequence_New(type);
+    int failed = result == NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *item = va_arg(items, PyObject *);
+        if (!item || failed) {
+            failed = 1;
+            Py_XDECREF(item);
+            continue;
+        }
+        PyStructSequence_SET_ITEM(result, i, item);
+    }
+    va_end(items);
+    if (failed) Py_CLEAR(result);
+    return result;
+}
 
 /* Failure-kind strings made once per distinct value in a scan: a run has a few kinds, repeated. */
 #define KIND_CACHE 64
@@ -1466,11 +1634,11 @@ static int contains(const uint8_t *s, const uint8_t *end, const uint8_t *needle,
 
 /* The failure kind of a line read whole (f->scanned): a new reference to its str, to no_kind (none), or
  * NULL with *reread set (the caller parses the line) or, on a Python error, NULL with it clear. */
-static PyObject *line_kind(const Fields *f, const uint8_t *q, const uint8_t *eol, const Py_buffer *needle,
-                           PyObject *no_kind, KindStrings *cache, int *reread) {
+static PyObject *line_kind(const Table *table, const Fields *f, const uint8_t *q, const uint8_t *eol,
+                           const Py_buffer *needle, PyObject *no_kind, KindStrings *cache, int *reread) {
     *reread = 0;
-    if (table.kind && f->type[table.kind] == T_STR) {
-        const uint8_t *s = f->start[table.kind] + 1, *e = f->stop[table.kind] - 1; /* inside the quotes */
+    if (table->kind && f->type[table->kind] == T_STR) {
+        const uint8_t *s = f->start[table->kind] + 1, *e = f->stop[table->kind] - 1; /* inside the quotes */
         if (e > s) {
             if (memchr(s, '\\', (size_t)(e - s))) {
                 *reread = 1;
@@ -1536,7 +1704,7 @@ static uint32_t hash_bytes(const uint8_t *s, size_t n) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
-static int groups_open(Groups *g, PyObject *fields, PyObject *label) {
+static int groups_open(Groups *g, const Table *table, PyObject *fields, PyObject *label) {
     memset(g, 0, sizeof *g);
     char *numbers;
     Py_ssize_t n;
@@ -1547,7 +1715,7 @@ static int groups_open(Groups *g, PyObject *fields, PyObject *label) {
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         uint8_t number = (uint8_t)numbers[i];
-        if (number < 1 || number > table.count) {
+        if (number < 1 || number > table->count) {
             PyErr_SetString(PyExc_ValueError, "budget: a group field outside the field table");
             return -1;
         }
@@ -1713,200 +1881,288 @@ static int add_span(PyObject *list, Py_ssize_t index, Py_ssize_t start, Py_ssize
     return failed ? -1 : 0;
 }
 
-static PyObject *scan(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer buf, fields, kinds, needle = {0};
-    PyObject *budget = Py_None, *member = NULL, *no_kind = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*|O", &buf, &fields, &kinds, &budget)) return NULL;
-    int want_kinds = budget != Py_None; /* the failure budget (check_budget) reads lines' failure kinds */
-    int want_groups = 0;                /* and, with --group-by, every line's group */
-    Groups groups;
-    memset(&groups, 0, sizeof groups);
-    if (want_kinds && (!PyTuple_Check(budget) || (PyTuple_GET_SIZE(budget) != 2 && PyTuple_GET_SIZE(budget) != 4)))
-        budget = NULL;
-    else if (want_kinds) {
-        member = PyTuple_GET_ITEM(budget, 0);
-        no_kind = PyTuple_GET_ITEM(budget, 1);
-        want_groups = PyTuple_GET_SIZE(budget) == 4;
+/* The per-line results of a scan call, grown together as lines come. */
+typedef struct {
+    size_t capacity;
+    Py_ssize_t lines;       /* lines scanned */
+    Py_ssize_t initialised; /* entries of kind_of set (NULL or a reference) */
+    uint8_t *status;        /* a status byte per line */
+    PyObject **kind_of;     /* budget: a new reference to each line's kind where the scan knows it, else NULL */
+    uint32_t *group_of;     /* budget with groups: each line's combination id, or NO_GROUP */
+    PyObject *others;       /* (index, start, end, key) of the lines neither blank nor clean */
+    PyObject *reread;       /* budget: (index, start, end) of the lines read whole whose kind needs a parse */
+    PyObject *unread;       /* budget with groups: (index, start, end) of the lines without an id, not blank */
+} LineResults;
+
+static int results_open(LineResults *r, size_t capacity, int kinds, int groups) {
+    memset(r, 0, sizeof *r);
+    r->capacity = capacity;
+    r->status = PyMem_Malloc(capacity);
+    r->others = PyList_New(0);
+    if (kinds) {
+        r->kind_of = PyMem_Malloc(capacity * sizeof(PyObject *));
+        r->reread = PyList_New(0);
     }
-    const uint8_t *base = (const uint8_t *)buf.buf;
-    const uint8_t *end = base + buf.len;
-    static Kinds kind_table;
-    const char *bad = NULL;
-    if (want_kinds && (!budget || PyObject_GetBuffer(member, &needle, PyBUF_SIMPLE) < 0)) {
-        PyErr_Clear();
-        want_kinds = 0;
-        bad = "budget: expected None or (member name: bytes, no-kind label)";
-    } else if (!load_kinds(&kind_table, (const uint8_t *)kinds.buf, (size_t)kinds.len))
-        bad = "kinds: expected at most 512 names as \\0a\\0b\\0";
-    else if (!load_table((const uint8_t *)fields.buf, (size_t)fields.len))
-        bad = "fields: not a field table (see fastpath.field_table)";
-    if (!bad && want_groups && groups_open(&groups, PyTuple_GET_ITEM(budget, 2), PyTuple_GET_ITEM(budget, 3)) < 0) {
-        groups_close(&groups);
-        PyBuffer_Release(&buf);
-        PyBuffer_Release(&fields);
-        PyBuffer_Release(&kinds);
-        PyBuffer_Release(&needle);
-        return NULL;
+    if (groups) {
+        r->group_of = PyMem_Malloc(capacity * sizeof(uint32_t));
+        r->unread = PyList_New(0);
     }
-    if (bad) {
-        PyBuffer_Release(&buf);
-        PyBuffer_Release(&fields);
-        PyBuffer_Release(&kinds);
-        if (want_kinds) PyBuffer_Release(&needle);
-        PyErr_SetString(PyExc_ValueError, bad);
-        return NULL;
+    if (!r->status || !r->others || (kinds && (!r->kind_of || !r->reread)) ||
+        (groups && (!r->group_of || !r->unread))) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
     }
-    size_t capacity = (size_t)buf.len / 64 + 64;
-    uint8_t *out = PyMem_Malloc(capacity);
-    PyObject *others = PyList_New(0);
-    PyObject **kind_of = want_kinds ? PyMem_Malloc(capacity * sizeof(PyObject *)) : NULL; /* NULL: unknown */
-    PyObject *line_kinds = NULL;
-    Py_ssize_t initialised = 0; /* the entries of kind_of set so far */
-    PyObject *reread = want_kinds ? PyList_New(0) : NULL;
-    uint32_t *group_of = want_groups ? PyMem_Malloc(capacity * sizeof(uint32_t)) : NULL;
-    PyObject *unread = want_groups ? PyList_New(0) : NULL, *line_groups = NULL;
-    PyObject *statuses = NULL;
+    return 0;
+}
+
+static int results_grow(LineResults *r) {
+    size_t capacity = r->capacity * 2;
+    uint8_t *status = PyMem_Realloc(r->status, capacity);
+    if (!status) goto fail;
+    r->status = status;
+    if (r->kind_of) {
+        PyObject **more = PyMem_Realloc(r->kind_of, capacity * sizeof(PyObject *));
+        if (!more) goto fail;
+        r->kind_of = more;
+    }
+    if (r->group_of) {
+        uint32_t *more = PyMem_Realloc(r->group_of, capacity * sizeof(uint32_t));
+        if (!more) goto fail;
+        r->group_of = more;
+    }
+    r->capacity = capacity;
+    return 0;
+fail:
+    PyErr_NoMemory();
+    return -1;
+}
+
+static void results_close(LineResults *r) {
+    PyMem_Free(r->status);
+    if (r->kind_of)
+        for (Py_ssize_t i = 0; i < r->initialised; i++) Py_XDECREF(r->kind_of[i]);
+    PyMem_Free(r->kind_of);
+    PyMem_Free(r->group_of);
+    Py_XDECREF(r->others);
+    Py_XDECREF(r->reread);
+    Py_XDECREF(r->unread);
+    memset(r, 0, sizeof *r);
+}
+
+/* The failure budget's view of a scan (scan_budget); a plain scan has none. */
+typedef struct {
+    Py_buffer needle;   /* a quoted member name whose presence means the kind may come from elsewhere */
+    PyObject *no_kind;  /* the kind of a line without one */
+    PyObject *group_fields, *label; /* with --group-by; else None */
+    Groups groups;      /* open when grouped */
+    int grouped;
     KindStrings cache;
-    memset(&cache, 0, sizeof cache);
-    if (!out || !others || (want_kinds && (!kind_of || !reread)) || (want_groups && (!group_of || !unread))) goto fail;
-    Py_ssize_t index = 0;
+} BudgetView;
+
+static void budget_close(BudgetView *b) {
+    for (int i = 0; i < KIND_CACHE; i++) Py_CLEAR(b->cache.text[i]);
+    groups_close(&b->groups);
+}
+
+static int add_other(LineResults *r, Py_ssize_t index, Py_ssize_t start, Py_ssize_t stop, const KeyBuf *key,
+                     int keyed) {
+    PyObject *memo_key = keyed ? PyBytes_FromStringAndSize((const char *)key->buf, (Py_ssize_t)key->len) : Py_None;
+    if (!memo_key) return -1;
+    if (!keyed) Py_INCREF(Py_None);
+    PyObject *item = Py_BuildValue("(nnnN)", index, start, stop, memo_key);
+    int failed = !item || PyList_Append(r->others, item) < 0;
+    Py_XDECREF(item);
+    return failed ? -1 : 0;
+}
+
+/* The budget's failure kind of the line [q, next) at index, where the scan can say it. */
+static int note_kind(BudgetView *b, LineResults *r, const Table *table, const Fields *f, int status, int keyed,
+                     const KeyBuf *key, Py_ssize_t index, const uint8_t *base, const uint8_t *q, const uint8_t *next) {
+    int unclean = status == STATUS_TEXT || status == STATUS_CONTRACT;
+    /* classify: 1 + masked + ...; a clean unmasked line is a usable rollout whatever its kind */
+    if (f->scanned && (unclean || ((status - 1) & 1))) {
+        int again;
+        PyObject *kind = line_kind(table, f, q, next, &b->needle, b->no_kind, &b->cache, &again);
+        if (kind) {
+            r->kind_of[index] = kind; /* the reference moves into the list */
+        } else if (!again) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+            PyErr_Clear(); /* not UTF-8 the reference would read: the line is read by the caller */
+            again = 1;
+        }
+        if (again && add_span(r->reread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)) < 0) return -1;
+    } else if (keyed && status == STATUS_TEXT && key->buf[0] != 'C') {
+        /* a text key names a defect of the JSON text itself: there is no document, so no kind */
+        Py_INCREF(b->no_kind);
+        r->kind_of[index] = b->no_kind;
+    }
+    return 0;
+}
+
+/* The budget's group of the line [q, next) at index, where the scan can say it; else its span in unread. */
+static int note_group(BudgetView *b, LineResults *r, const Fields *f, int status, int keyed, const KeyBuf *key,
+                      Py_ssize_t index, const uint8_t *base, const uint8_t *q, const uint8_t *next) {
+    r->group_of[index] = NO_GROUP;
+    /* a text key of a defect orjson refuses too (a NaN token, a syntax error, ill-formed UTF-8, a byte order
+     * mark): the caller's parse would find no document, so every member is absent */
+    int refused = keyed && status == STATUS_TEXT && memchr("NSUB", key->buf[0], 4);
+    if ((f->scanned && !f->wide_int) || refused) { /* orjson, the caller's parse, reads long integers its own way */
+        int64_t id = group_id(&b->groups, refused ? NULL : f, index);
+        if (id < 0) return -1;
+        r->group_of[index] = (uint32_t)id;
+        return 0;
+    }
+    if (status == STATUS_BLANK) return 0;
+    return add_span(r->unread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base));
+}
+
+/* Every line of [base, end) into r, with the budget's kinds and groups when b is given: 0, or -1 with a
+ * Python error. */
+static int scan_lines(Scanner *scanner, const uint8_t *base, const uint8_t *end, LineResults *r, BudgetView *b) {
     Fields f;
     KeyBuf key;
-    for (const uint8_t *q = base; q < end; index++) {
-        if ((size_t)index >= capacity) {
-            capacity *= 2;
-            uint8_t *grown = PyMem_Realloc(out, capacity);
-            if (!grown) goto fail;
-            out = grown;
-            if (kind_of) {
-                PyObject **more = PyMem_Realloc(kind_of, capacity * sizeof(PyObject *));
-                if (!more) goto fail;
-                kind_of = more;
-            }
-            if (group_of) {
-                uint32_t *more = PyMem_Realloc(group_of, capacity * sizeof(uint32_t));
-                if (!more) goto fail;
-                group_of = more;
-            }
-        }
+    for (const uint8_t *q = base; q < end; r->lines++) {
+        Py_ssize_t index = r->lines;
+        if ((size_t)index >= r->capacity && results_grow(r) < 0) return -1;
         int status, keyed;
-        const uint8_t *next = scan_line(q, end, &kind_table, &f, &key, &status, &keyed);
-        out[index] = (uint8_t)status;
-        if (kind_of) kind_of[index] = NULL; /* set below where the kind is known */
-        initialised = index + 1;
-        if (status == STATUS_TEXT || status == STATUS_CONTRACT) {
-            PyObject *memo_key;
-            if (keyed) {
-                memo_key = PyBytes_FromStringAndSize((const char *)key.buf, (Py_ssize_t)key.len);
-                if (!memo_key) goto fail;
-            } else {
-                Py_INCREF(Py_None);
-                memo_key = Py_None;
-            }
-            PyObject *item = Py_BuildValue("(nnnN)", index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base), memo_key);
-            if (!item || PyList_Append(others, item) < 0) {
-                Py_XDECREF(item);
-                goto fail;
-            }
-            Py_DECREF(item);
-        }
-        /* classify: 1 + masked + ...; a clean unmasked line is a usable rollout whatever its kind */
-        if (want_kinds && f.scanned && (status == STATUS_TEXT || status == STATUS_CONTRACT || ((status - 1) & 1))) {
-            int again;
-            PyObject *kind = line_kind(&f, q, next, &needle, no_kind, &cache, &again);
-            if (kind) {
-                kind_of[index] = kind; /* the reference moves into the list */
-            } else if (!again) {
-                if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto fail;
-                PyErr_Clear(); /* not UTF-8 the reference would read: the line is read by the caller */
-                again = 1;
-            }
-            if (again && add_span(reread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)) < 0) goto fail;
-        } else if (want_kinds && keyed && status == STATUS_TEXT && key.buf[0] != 'C') {
-            /* a text key names a defect of the JSON text itself: there is no document, so no kind */
-            Py_INCREF(no_kind);
-            kind_of[index] = no_kind;
-        }
-        if (want_groups) {
-            group_of[index] = NO_GROUP;
-            /* a text key of a defect orjson refuses too (a NaN token, a syntax error, ill-formed UTF-8, a byte
-             * order mark): the caller's parse would find no document, so every member is absent */
-            int refused = keyed && status == STATUS_TEXT && memchr("NSUB", key.buf[0], 4);
-            if ((f.scanned && !f.wide_int) || refused) { /* orjson, the caller's parse, reads long integers its own way */
-                int64_t id = group_id(&groups, refused ? NULL : &f, index);
-                if (id < 0) goto fail;
-                group_of[index] = (uint32_t)id;
-            } else if (status != STATUS_BLANK &&
-                       add_span(unread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)) < 0)
-                goto fail;
-        }
+        const uint8_t *next = scan_line(scanner, q, end, &f, &key, &status, &keyed);
+        r->status[index] = (uint8_t)status;
+        if (r->kind_of) r->kind_of[index] = NULL; /* set below where the kind is known */
+        r->initialised = index + 1;
+        if ((status == STATUS_TEXT || status == STATUS_CONTRACT) &&
+            add_other(r, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base), &key, keyed) < 0)
+            return -1;
+        if (b && note_kind(b, r, &scanner->table, &f, status, keyed, &key, index, base, q, next) < 0) return -1;
+        if (b && b->grouped && note_group(b, r, &f, status, keyed, &key, index, base, q, next) < 0) return -1;
         q = next;
     }
-    statuses = PyBytes_FromStringAndSize((const char *)out, index);
-    if (!statuses) goto fail;
-    if (kind_of) { /* (where, kinds): the lines with a known kind, as uint32 indices, and their kinds */
-        Py_ssize_t known = 0;
-        for (Py_ssize_t i = 0; i < index; i++) known += kind_of[i] != NULL;
-        PyObject *where = PyBytes_FromStringAndSize(NULL, known * (Py_ssize_t)sizeof(uint32_t));
-        PyObject *values = where ? PyList_New(known) : NULL;
-        line_kinds = values ? PyTuple_New(2) : NULL;
-        if (!line_kinds) {
-            Py_XDECREF(where);
-            Py_XDECREF(values);
-            goto fail;
-        }
-        uint32_t *at = (uint32_t *)PyBytes_AS_STRING(where);
-        for (Py_ssize_t i = 0, k = 0; i < index; i++) {
-            if (!kind_of[i]) continue;
-            at[k] = (uint32_t)i;
-            PyList_SET_ITEM(values, k++, kind_of[i]); /* the reference moves into the list */
-            kind_of[i] = NULL;
-        }
-        PyTuple_SET_ITEM(line_kinds, 0, where);
-        PyTuple_SET_ITEM(line_kinds, 1, values);
-        PyMem_Free(kind_of);
-        kind_of = NULL;
+    return 0;
+}
+
+/* LineKinds(where, kinds): the lines with a known kind, as uint32 indices, and their kinds (moved out of r). */
+static PyObject *line_kinds(ModuleState *state, LineResults *r) {
+    Py_ssize_t known = 0;
+    for (Py_ssize_t i = 0; i < r->lines; i++) known += r->kind_of[i] != NULL;
+    PyObject *where = PyBytes_FromStringAndSize(NULL, known * (Py_ssize_t)sizeof(uint32_t));
+    PyObject *values = where ? PyList_New(known) : NULL;
+    if (!values) {
+        Py_XDECREF(where);
+        return NULL;
     }
-    if (want_groups) {
-        PyObject *ids = PyBytes_FromStringAndSize((const char *)group_of, index * (Py_ssize_t)sizeof(uint32_t));
-        line_groups = ids ? Py_BuildValue("(NOOO)", ids, groups.tuples, groups.firsts, unread) : NULL;
-        if (!line_groups) goto fail;
-        PyMem_Free(group_of);
-        Py_DECREF(unread);
-        groups_close(&groups);
+    uint32_t *at = (uint32_t *)PyBytes_AS_STRING(where);
+    for (Py_ssize_t i = 0, k = 0; i < r->lines; i++) {
+        if (!r->kind_of[i]) continue;
+        at[k] = (uint32_t)i;
+        PyList_SET_ITEM(values, k++, r->kind_of[i]); /* the reference moves into the list */
+        r->kind_of[i] = NULL;
     }
-    PyMem_Free(out);
-    for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
+    return named(state->LineKinds, 2, where, values);
+}
+
+/* ChunkGroups(ids, combinations, firsts, unread), or None without groups. */
+static PyObject *chunk_groups(ModuleState *state, LineResults *r, BudgetView *b) {
+    if (!b->grouped) Py_RETURN_NONE;
+    PyObject *ids = PyBytes_FromStringAndSize((const char *)r->group_of, r->lines * (Py_ssize_t)sizeof(uint32_t));
+    Py_INCREF(b->groups.tuples);
+    Py_INCREF(b->groups.firsts);
+    Py_INCREF(r->unread);
+    return named(state->ChunkGroups, 4, ids, b->groups.tuples, b->groups.firsts, r->unread);
+}
+
+/* The scan of one chunk: Scan, or BudgetScan with b. The field table and kinds are loaded into a scanner of
+ * this call's own. */
+static PyObject *scan_chunk(ModuleState *state, const Py_buffer *buf, const Py_buffer *fields, const Py_buffer *kinds,
+                            BudgetView *b) {
+    Scanner *scanner = PyMem_Malloc(sizeof *scanner);
+    if (!scanner) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    LineResults r;
+    memset(&r, 0, sizeof r);
+    if (!load_kinds(&scanner->kinds, (const uint8_t *)kinds->buf, (size_t)kinds->len)) {
+        PyErr_SetString(PyExc_ValueError, "kinds: expected at most 512 names as \\0a\\0b\\0");
+        goto done;
+    }
+    if (!load_table(&scanner->table, (const uint8_t *)fields->buf, (size_t)fields->len)) {
+        PyErr_SetString(PyExc_ValueError, "fields: not a field table (see fastpath.field_table)");
+        goto done;
+    }
+    if (b && b->grouped && groups_open(&b->groups, &scanner->table, b->group_fields, b->label) < 0) goto done;
+    const uint8_t *base = (const uint8_t *)buf->buf;
+    if (results_open(&r, (size_t)buf->len / 64 + 64, b != NULL, b && b->grouped) < 0 ||
+        scan_lines(scanner, base, base + buf->len, &r, b) < 0)
+        goto done;
+    PyObject *statuses = PyBytes_FromStringAndSize((const char *)r.status, r.lines);
+    Py_INCREF(r.others);
+    if (!b) {
+        result = named(state->Scan, 2, statuses, r.others);
+        goto done;
+    }
+    Py_INCREF(r.reread);
+    result = named(state->BudgetScan, 5, statuses, r.others, line_kinds(state, &r), r.reread, chunk_groups(state, &r, b));
+done:
+    results_close(&r);
+    PyMem_Free(scanner);
+    return result;
+}
+
+PyDoc_STRVAR(scan_doc,
+             "scan(buffer, fields, kinds) -> Scan(statuses, others)\n\n"
+             "Classify every newline-terminated line of buffer (the last line may lack its own newline) by the\n"
+             "field table fields (fastpath.field_table) and the registered kinds (\\0a\\0b\\0).\n"
+             "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
+             "neither blank nor clean, key being a memo key (bytes) or None.");
+
+static PyObject *scan(PyObject *module, PyObject *args) {
+    Py_buffer buf, fields, kinds;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &buf, &fields, &kinds)) return NULL;
+    PyObject *result = scan_chunk(PyModule_GetState(module), &buf, &fields, &kinds, NULL);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
-    if (want_kinds) {
-        PyBuffer_Release(&needle);
-        if (line_groups) return Py_BuildValue("(NNNNN)", statuses, others, line_kinds, reread, line_groups);
-        return Py_BuildValue("(NNNN)", statuses, others, line_kinds, reread);
-    }
-    return Py_BuildValue("(NN)", statuses, others);
-fail:
-    PyMem_Free(out);
-    if (kind_of) {
-        for (Py_ssize_t i = 0; i < initialised; i++) Py_XDECREF(kind_of[i]);
-        PyMem_Free(kind_of);
-    }
-    Py_XDECREF(statuses);
-    for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
-    Py_XDECREF(others);
-    Py_XDECREF(line_kinds);
-    Py_XDECREF(reread);
-    PyMem_Free(group_of);
-    Py_XDECREF(unread);
-    Py_XDECREF(line_groups);
-    groups_close(&groups);
+    return result;
+}
+
+PyDoc_STRVAR(scan_budget_doc,
+             "scan_budget(buffer, fields, kinds, member, no_kind, group_fields=None, label=None)\n"
+             "    -> BudgetScan(statuses, others, line_kinds, reread, groups)\n\n"
+             "scan(), plus the failure budget's view. member is a quoted member name (bytes) whose presence means\n"
+             "a line's failure kind may come from elsewhere than the failure-kind field.\n"
+             "line_kinds is LineKinds(where, kinds): where holds the indices (uint32, native order) of the lines\n"
+             "whose failure kind the scan knows, in order, and kinds those kinds: a line it read whole that is not\n"
+             "clean and unmasked (the field's string value, or no_kind without the field and the member), a\n"
+             "line whose memo key names a defect of its JSON text (no_kind: it has no document); reread lists\n"
+             "(index, start, end) of the lines read whole whose kind it leaves to a parse (an escape in the\n"
+             "kind, or the member name present). gather() reads line_kinds.\n"
+             "With group_fields and label, groups holds the --group-by values of each line (else None):\n"
+             "group_fields holds the field-table number of each group path's member (a byte each, at most\n"
+             "MAX_GROUP_PATHS), label(raw) makes a value's label from its JSON text, called once per distinct\n"
+             "text (b\"null\" for an absent or null member, b\"{}\" and b\"[]\" for containers). groups is\n"
+             "ChunkGroups(ids, combinations, firsts, unread): ids a uint32 per line (native order), the id of its\n"
+             "combination of labels, 0xFFFFFFFF for a blank line or one the scan did not read whole (or read\n"
+             "with an integer past 18 digits); combinations the label tuples by id, in the order lines first\n"
+             "show them, firsts the index of that line; unread lists (index, start, end) of the lines without\n"
+             "an id that are not blank, for the caller to parse.");
+
+static PyObject *scan_budget(PyObject *module, PyObject *args) {
+    Py_buffer buf, fields, kinds;
+    BudgetView b;
+    memset(&b, 0, sizeof b);
+    b.group_fields = b.label = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*O|OO", &buf, &fields, &kinds, &b.needle, &b.no_kind, &b.group_fields,
+                          &b.label))
+        return NULL;
+    PyObject *result = NULL;
+    b.grouped = b.group_fields != Py_None;
+    if (b.grouped != (b.label != Py_None) || (b.grouped && !PyBytes_Check(b.group_fields)))
+        PyErr_SetString(PyExc_TypeError, "scan_budget: group_fields (bytes) and label go together");
+    else
+        result = scan_chunk(PyModule_GetState(module), &buf, &fields, &kinds, &b);
+    budget_close(&b);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
-    if (want_kinds) PyBuffer_Release(&needle);
-    return NULL;
+    PyBuffer_Release(&b.needle);
+    return result;
 }
 
 PyDoc_STRVAR(count_lines_doc, "count_lines(buffer) -> int\n\nThe number of lines: newlines, plus one if the last line lacks its own.");
@@ -2052,7 +2308,7 @@ done:
 PyDoc_STRVAR(window_scan_doc,
              "window_scan(carried, offsets, first, window, judged, bounds, active, carried_run, follows_carried,\n"
              "            limit)\n"
-             "    -> (worst, worst_at, worst_inside, worst_size, longest, longest_at, last_run, active, events)\n\n"
+             "    -> WindowScan(worst, worst_at, worst_inside, worst_size, longest, longest_at, last_run, active, events)\n\n"
              "The failure budget's sliding windows over a run of masked or failed rollouts (budget.record_run).\n"
              "The ordinals of the masked or failed rollouts, increasing: carried lists those still in the window\n"
              "before the run, offsets the run's (its k-th has the ordinal first + offsets[k]). For each of the\n"
@@ -2064,12 +2320,51 @@ PyDoc_STRVAR(window_scan_doc,
              "enters level i when its rate exceeds bounds[i] and the window before it did not (active[i] for\n"
              "the first judged one); active comes back as each level's state after the last judged window.\n"
              "longest, longest_at and last_run: the longest run, the first k that ends it, the run at the last\n"
-             "k. events lists (k, order, inside, size, start, run), ordered by k then order: order 0 when the\n"
+             "k. events lists WindowEvent(k, order, inside, size, start, run), ordered by k then order: order 0 when the\n"
              "run reaches limit (0: no limit), 1 + i when the window enters level i; start is the index of the\n"
              "window's first masked rollout among carried then the run's.");
 
-static PyObject *window_scan(PyObject *self, PyObject *args) {
-    (void)self;
+/* Appends a WindowEvent. */
+static int add_event(ModuleState *state, PyObject *events, Py_ssize_t k, Py_ssize_t order, Py_ssize_t inside,
+                     Py_ssize_t size, Py_ssize_t start, Py_ssize_t run) {
+    PyObject *event = named(state->WindowEvent, 6, PyLong_FromSsize_t(k), PyLong_FromSsize_t(order),
+                            PyLong_FromSsize_t(inside), PyLong_FromSsize_t(size), PyLong_FromSsize_t(start),
+                            PyLong_FromSsize_t(run));
+    int failed = !event || PyList_Append(events, event) < 0;
+    Py_XDECREF(event);
+    return failed ? -1 : 0;
+}
+
+/* The levels' bounds and states before the run, from the tuples bounds_arg and active_arg (at most 8). */
+static int window_levels(PyObject *bounds_arg, PyObject *active_arg, double *bounds, int *above) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bounds_arg); i++) {
+        bounds[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(bounds_arg, i));
+        if (bounds[i] == -1.0 && PyErr_Occurred()) return -1;
+        above[i] = PyObject_IsTrue(PyTuple_GET_ITEM(active_arg, i));
+        if (above[i] < 0) return -1;
+    }
+    return 0;
+}
+
+/* The ordinals of carried then of the run (first + each offset), in a new array: NULL on an error. */
+static long long *window_ordinals(PyObject *carried_list, PyObject *offsets, long long first) {
+    Py_ssize_t carried = PyList_GET_SIZE(carried_list), total = carried + PyList_GET_SIZE(offsets);
+    long long *o = PyMem_Malloc(sizeof(long long) * (size_t)(total ? total : 1));
+    if (!o) return (long long *)PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < total; i++) {
+        PyObject *item = i < carried ? PyList_GET_ITEM(carried_list, i) : PyList_GET_ITEM(offsets, i - carried);
+        o[i] = PyLong_AsLongLong(item);
+        if (o[i] == -1 && PyErr_Occurred()) {
+            PyMem_Free(o);
+            return NULL;
+        }
+        if (i >= carried) o[i] += first;
+    }
+    return o;
+}
+
+static PyObject *window_scan(PyObject *module, PyObject *args) {
+    ModuleState *state = PyModule_GetState(module);
     PyObject *carried_list, *offsets, *bounds_arg, *active_arg;
     Py_ssize_t window, judged, carried_run, limit;
     long long first;
@@ -2086,21 +2381,11 @@ static PyObject *window_scan(PyObject *self, PyObject *args) {
     }
     double bounds[8];
     int above[8];
-    for (Py_ssize_t i = 0; i < nb; i++) {
-        bounds[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(bounds_arg, i));
-        if (bounds[i] == -1.0 && PyErr_Occurred()) return NULL;
-        above[i] = PyObject_IsTrue(PyTuple_GET_ITEM(active_arg, i));
-        if (above[i] < 0) return NULL;
-    }
+    if (window_levels(bounds_arg, active_arg, bounds, above) < 0) return NULL;
+    long long *o = window_ordinals(carried_list, offsets, first);
+    if (!o) return NULL;
     PyObject *events = PyList_New(0);
-    long long *o = PyMem_Malloc(sizeof(long long) * (size_t)(total ? total : 1));
-    if (!o || !events) goto fail;
-    for (Py_ssize_t i = 0; i < total; i++) {
-        PyObject *item = i < carried ? PyList_GET_ITEM(carried_list, i) : PyList_GET_ITEM(offsets, i - carried);
-        o[i] = PyLong_AsLongLong(item);
-        if (o[i] == -1 && PyErr_Occurred()) goto fail;
-        if (i >= carried) o[i] += first;
-    }
+    if (!events) goto fail;
     double worst = -1.0;
     Py_ssize_t worst_at = -1, worst_inside = 0, worst_size = 0, start = 0, longest = 1, longest_at = 0;
     Py_ssize_t run = carried_run;
@@ -2115,14 +2400,7 @@ static PyObject *window_scan(PyObject *self, PyObject *args) {
             longest_at = k;
         }
         Py_ssize_t inside = at - start + 1, size = (Py_ssize_t)(ord < window ? ord : window);
-        if (run == limit) {
-            PyObject *item = Py_BuildValue("(nnnnnn)", k, (Py_ssize_t)0, inside, size, start, run);
-            if (!item || PyList_Append(events, item) < 0) {
-                Py_XDECREF(item);
-                goto fail;
-            }
-            Py_DECREF(item);
-        }
+        if (run == limit && add_event(state, events, k, 0, inside, size, start, run) < 0) goto fail;
         if (k < judged) continue;
         double rate = (double)inside / (double)size;
         if (rate > worst) {
@@ -2133,14 +2411,7 @@ static PyObject *window_scan(PyObject *self, PyObject *args) {
         }
         for (Py_ssize_t i = 0; i < nb; i++) {
             int now = rate > bounds[i];
-            if (now && !above[i]) {
-                PyObject *item = Py_BuildValue("(nnnnnn)", k, i + 1, inside, size, start, run);
-                if (!item || PyList_Append(events, item) < 0) {
-                    Py_XDECREF(item);
-                    goto fail;
-                }
-                Py_DECREF(item);
-            }
+            if (now && !above[i] && add_event(state, events, k, i + 1, inside, size, start, run) < 0) goto fail;
             above[i] = now;
         }
     }
@@ -2151,23 +2422,24 @@ static PyObject *window_scan(PyObject *self, PyObject *args) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < nb; i++) PyTuple_SET_ITEM(levels, i, PyBool_FromLong(above[i]));
-    return Py_BuildValue("(dnnnnnnNN)", worst, worst_at, worst_inside, worst_size, longest, longest_at, run, levels,
-                         events);
+    return named(state->WindowScan, 9, PyFloat_FromDouble(worst), PyLong_FromSsize_t(worst_at),
+                 PyLong_FromSsize_t(worst_inside), PyLong_FromSsize_t(worst_size), PyLong_FromSsize_t(longest),
+                 PyLong_FromSsize_t(longest_at), PyLong_FromSsize_t(run), levels, events);
 fail:
     PyMem_Free(o);
     Py_XDECREF(events);
     return NULL;
 }
 
-PyDoc_STRVAR(gather_doc, "gather(states, table, known) -> (indices, picked, mapped, unknown)\n\n"
+PyDoc_STRVAR(gather_doc, "gather(states, table, known) -> Gathered(indices, kinds, states, unknown)\n\n"
                           "For each byte of states whose entry in table (256 bytes) is not zero, in order: its\n"
-                          "index, its value in known (scan's line_kinds: (where, values), where the indices as\n"
+                          "index, its value in known (scan_budget's line_kinds: (where, kinds), where the indices as\n"
                           "uint32 in order; None for an index not there) and the table's entry; and how many of\n"
                           "the values picked are None.");
 
 /* The failure budget's masked and failed lines of a chunk, their kinds and states, in one pass. */
-static PyObject *gather(PyObject *self, PyObject *args) {
-    (void)self;
+static PyObject *gather(PyObject *module, PyObject *args) {
+    ModuleState *state = PyModule_GetState(module);
     Py_buffer buf, map, where;
     PyObject *values, *indices = NULL, *picked = NULL, *mapped = NULL;
     if (!PyArg_ParseTuple(args, "y*y*(y*O!)", &buf, &map, &where, &PyList_Type, &values)) return NULL;
@@ -2198,7 +2470,8 @@ static PyObject *gather(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(picked, k, value);
         m[k++] = (char)t[b[i]];
     }
-    result = Py_BuildValue("(OOOn)", indices, picked, mapped, unknown);
+    result = named(state->Gathered, 4, indices, picked, mapped, PyLong_FromSsize_t(unknown));
+    indices = picked = mapped = NULL; /* taken over by the result */
 done:
     Py_XDECREF(indices);
     Py_XDECREF(picked);
@@ -2309,6 +2582,7 @@ done:
 }
 
 static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
+                                {"scan_budget", scan_budget, METH_VARARGS, scan_budget_doc},
                                 {"group_tally", group_tally, METH_VARARGS, group_tally_doc},
                                 {"utf8_valid", utf8_valid, METH_VARARGS, utf8_valid_doc},
                                 {"count_lines", count_lines, METH_VARARGS, count_lines_doc},
@@ -2318,8 +2592,6 @@ static PyMethodDef methods[] = {{"scan", scan, METH_VARARGS, scan_doc},
                                 {"gather", gather, METH_VARARGS, gather_doc},
                                 {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan",
-                                    "Fast pre-check of JSONL lines for verify-contract check.", -1, methods};
 
 /* TYPE_BITS: JSON type name -> the type bits a field table gives a member of that declared type. */
 static int add_type_bits(PyObject *m) {
@@ -2360,11 +2632,20 @@ static int add_tags(PyObject *m) {
     return add_string_tuple(m, "UTF8_TAGS", utf8_tags, UTF8_COUNT);
 }
 
-PyMODINIT_FUNC PyInit__fastscan(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    pick_utf8_run();
-    if (PyModule_AddIntConstant(m, "STATUS_TEXT", STATUS_TEXT) < 0 ||
+/* The result types, made for each module object and kept in its state. */
+static int add_result_types(PyObject *m) {
+    PyTypeObject **types = state_types(PyModule_GetState(m));
+    for (size_t i = 0; i < RESULT_TYPES; i++) {
+        types[i] = PyStructSequence_NewType(&result_types[i]);
+        if (!types[i] || PyModule_AddObjectRef(m, strrchr(result_types[i].name, '.') + 1, (PyObject *)types[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int module_exec(PyObject *m) {
+    pick_utf8_run(); /* the same choice in every module object: the CPU's */
+    if (add_result_types(m) < 0 || PyModule_AddIntConstant(m, "STATUS_TEXT", STATUS_TEXT) < 0 ||
         PyModule_AddIntConstant(m, "STATUS_CONTRACT", STATUS_CONTRACT) < 0 ||
         PyModule_AddIntConstant(m, "SEM_LEGACY", SEM_LEGACY) < 0 || PyModule_AddIntConstant(m, "SEM_KIND", SEM_KIND) < 0 ||
         PyModule_AddIntConstant(m, "MAX_FIELDS", MAX_FIELDS) < 0 || PyModule_AddIntConstant(m, "MAX_DEPTH", MAX_DEPTH) < 0 ||
@@ -2377,10 +2658,36 @@ PyMODINIT_FUNC PyInit__fastscan(void) {
         PyModule_AddIntConstant(m, "ROLE_GROUP", ROLE_GROUP) < 0 ||
         PyModule_AddIntConstant(m, "MAX_GROUP_PATHS", MAX_GROUP_PATHS) < 0 ||
         PyModule_AddStringConstant(m, "KIND_GRAMMAR", KIND_GRAMMAR) < 0 || add_type_bits(m) < 0 ||
-        add_tags(m) < 0 || add_implementations(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+        add_tags(m) < 0 || add_implementations(m) < 0)
+        return -1;
+    return 0;
 }
+
+static int module_traverse(PyObject *m, visitproc visit, void *arg) {
+    PyTypeObject **types = state_types(PyModule_GetState(m));
+    for (size_t i = 0; i < RESULT_TYPES; i++) Py_VISIT(types[i]);
+    return 0;
+}
+
+static int module_clear(PyObject *m) {
+    PyTypeObject **types = state_types(PyModule_GetState(m));
+    for (size_t i = 0; i < RESULT_TYPES; i++) Py_CLEAR(types[i]);
+    return 0;
+}
+
+static void module_free(void *m) { module_clear((PyObject *)m); }
+
+static PyModuleDef_Slot slots[] = {{Py_mod_exec, module_exec}, {0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "_fastscan",
+                                    "Fast pre-check of JSONL lines for verify-contract check.",
+                                    sizeof(ModuleState),
+                                    methods,
+                                    slots,
+                                    module_traverse,
+                                    module_clear,
+                                    module_free};
+
+PyMODINIT_FUNC PyInit__fastscan(void) { return PyModuleDef_Init(&module); }
 #endif /* FASTSCAN_CORE_ONLY */

@@ -10,8 +10,7 @@ from collections import Counter
 
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check._report import DEFAULT_MAX_FINDINGS, Tally
-from verify_contract.contract._resolved import Contract, resolve_contract
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Contract, Profile, resolve_contract
 from verify_contract.records import FrozenRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -83,7 +82,7 @@ def clear_caches() -> None:
 
 # Each way of judging a line is imported by the first chunk that needs it: a clean run loads none of them, a
 # run whose defects are all keyed text defects or contract defects the wording table covers never loads the
-# reference (jsonschema, referencing: about 90 ms; tests/test_check_startup.py).
+# reference (jsonschema, referencing: about 90 ms; tests/check/test_check_startup.py).
 _CONTRACT = bytes([fastpath.STATUS_CONTRACT])
 _TEXT = bytes([fastpath.STATUS_TEXT])
 

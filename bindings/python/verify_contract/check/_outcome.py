@@ -7,16 +7,16 @@ from __future__ import annotations
 from functools import cache
 
 from verify_contract.check._fastpath import KIND_CLASSES
+from verify_contract.contract import MaskTypeError, effective_mask, value_at
 from verify_contract.findings import Finding, Severity
 from verify_contract.records import FrozenRecord
-from verify_contract.reference._mask import MaskTypeError, effective_mask
-from verify_contract.reference._semantic import registered_kinds, role_fields, value_at
+from verify_contract.reference import registered_kinds, role_fields
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
-    from verify_contract.contract._model import ResolvedModel
+    from verify_contract.contract import ResolvedModel
 
 
 class Outcome(FrozenRecord):
@@ -62,8 +62,9 @@ def _fact_fields(model: ResolvedModel) -> tuple[tuple[str, ...] | None, tuple[st
     )
 
 
-def facts(document: Any, findings: tuple[Finding, ...], model: ResolvedModel) -> Outcome:
-    """The outcome of a document with these findings: invalid, or valid with its counted facts."""
+def outcome_of(document: Any, findings: tuple[Finding, ...], model: ResolvedModel) -> Outcome:
+    """The outcome of a document with these findings: invalid, or valid with what it counts (the mask, the
+    legacy mask, the failure kind)."""
     for item in findings:
         if item.severity is ERROR:
             return Outcome(findings, False)

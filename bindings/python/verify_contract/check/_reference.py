@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from verify_contract.check._outcome import Outcome, facts
-from verify_contract.contract._resolved import Contract
+from verify_contract.check._outcome import Outcome, outcome_of
+from verify_contract.contract import Contract
 from verify_contract.findings import Finding, finding
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._text_findings import NON_FINITE_RULE
-from verify_contract.reference._validation import judge
+from verify_contract.reference import NON_FINITE_RULE, judge, parse_json
 
-__all__ = ["Outcome", "document_outcome", "facts", "parse", "reference_line", "reference_outcome"]
+__all__ = ["Outcome", "document_outcome", "parse", "reference_line", "reference_outcome"]
 
 
 def parse(raw: bytes) -> tuple[Any, Finding | None]:
@@ -25,7 +23,7 @@ def parse(raw: bytes) -> tuple[Any, Finding | None]:
 def document_outcome(document: Any, contract: Contract) -> Outcome:
     """The reference verdict on a parsed document, with the counted facts."""
     result = judge(document, contract)
-    return facts(document, tuple(result.findings), contract.model)
+    return outcome_of(document, tuple(result.findings), contract.model)
 
 
 def reference_outcome(raw: bytes, contract: Contract) -> Outcome:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, ObjectChanged, Source
+from verify_contract.contract import cap
 
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs"}
 """The package extra that brings each protocol's filesystem (``pip install 'verify-contract[s3]'``)."""
@@ -28,7 +29,6 @@ READ_BLOCK_BYTES = 16 << 20
 """Bytes fetched per ranged request when an object is read from start to end (two requests in flight): large
 enough that a request's round trip is small against its transfer, small enough that memory stays flat."""
 
-_MESSAGE_LIMIT = 300
 _GLOB_CHARS = frozenset("*?[")
 
 
@@ -48,7 +48,7 @@ def describe(error: BaseException) -> str:
     else:
         text = f"{name}: {error}" if str(error) else name
     text = " ".join(text.split())
-    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "..."
+    return cap(text)
 
 
 POOL_CONNECTIONS = 32

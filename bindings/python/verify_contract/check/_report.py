@@ -7,8 +7,9 @@ import json
 from collections import Counter
 
 from verify_contract.check import _fastpath as fastpath
-from verify_contract.contract._versions import Profile
+from verify_contract.contract import Profile
 from verify_contract.findings import Finding, Severity
+from verify_contract.generated.contract_names import RULE_LEGACY_MASK_DIVERGENT, RULE_LEGACY_MASK_ONLY
 from verify_contract.records import FrozenRecord, Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -191,8 +192,8 @@ class Report(Record):
         rules = self.tally.rules
         return {
             "used": self.tally.legacy_used,
-            "only": rules["legacy-mask-only"],
-            "divergent": rules["legacy-mask-divergent"],
+            "only": rules[RULE_LEGACY_MASK_ONLY],
+            "divergent": rules[RULE_LEGACY_MASK_DIVERGENT],
         }
 
     def as_dict(self) -> dict[str, Any]:

@@ -30,15 +30,19 @@ from verify_contract.check._report import (
     Tally,
 )
 from verify_contract.check._source import InputError, Source
-from verify_contract.check._tasks import DocumentTask, LinesTask, RangeTask, Task
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.check._tasks import DocumentTask, LinesTask, RangeTask, StreamTask, Task
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.generated.contract_names import RULE_BUDGET_GROUP_UNRESOLVED, RULE_BUDGET_MISSING
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from multiprocessing.pool import AsyncResult
-    from typing import Any
+    from typing import Any, BinaryIO
 
-    from verify_contract.check._budget import BudgetRun, SidecarRead
+    from verify_contract.check._budget import BudgetRun, FailuresFileRead
+
+    Engine = Callable[[list[Source], CheckOptions, "Progress | None", BudgetRun | None], Report]
+    """What runs the opened inputs' tasks into a report: ``check_sources``, or Ray's (``_ray``)."""
 
 
 Progress = Callable[[int, int], None]
@@ -79,16 +83,39 @@ def _line_start(data: mmap.mmap, offset: int) -> int:
     return len(data) if newline < 0 else newline + 1
 
 
-def _check_range_task(task: RangeTask, options: CheckOptions) -> Tally:
-    """A worker: the lines starting in [start, stop) of a plain file, read by the worker from the page cache
-    (nothing but the task and the tally crosses the pipe); line numbers counted from the range's first."""
-    path, start, stop, name = task.path, task.start, task.stop, task.name
-    tally = Tally(options.max_findings)
+def run_task(task: Task, options: CheckOptions, tally: Tally | None = None) -> Tally:
+    """One task where it runs (this process, a worker process, a Ray node), its lines merged into ``tally`` (a
+    new one by default): line numbers count from the task's first line. Raises ``InputError`` (or another
+    ``OSError``) when its input cannot be read; a caller that gave ``tally`` keeps the lines read before."""
+    tally = Tally(options.max_findings) if tally is None else tally
+    if isinstance(task, LinesTask):
+        _check_chunks((task.chunk,), task.name, options, tally)
+    elif isinstance(task, DocumentTask):
+        tally.merge(_document_tally(task.source.name, read_all(task.source), options))
+    elif isinstance(task, StreamTask):
+        _check_chunks(line_views(task.source), task.source.name, options, tally)
+    elif task.source.file is not None and not is_url(task.source.file):
+        _check_mapped_range(task.source.file, task.start, task.stop, task.source.name, options, tally)
+    else:  # behind a URL: read from the range's first line
+        with task.source.open_raw() as stream:
+            _check_chunks(_range_chunks(stream, task.start, task.stop), task.source.name, options, tally)
+    return tally
+
+
+def _check_chunks(chunks: Iterable[bytes | memoryview], name: str, options: CheckOptions, tally: Tally) -> None:
+    for chunk in chunks:
+        room = options.max_findings - len(tally.findings)
+        tally.merge(check_chunk(chunk, tally.lines + 1, name, options, room))
+
+
+def _check_mapped_range(path: str, start: int, stop: int, name: str, options: CheckOptions, tally: Tally) -> None:
+    """The lines starting in [start, stop) of a plain local file, read from the page cache by whoever runs the
+    task (nothing but the task and the tally crosses a pipe)."""
     with open(path, "rb") as stream:
         try:
             data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:  # emptied since the range was planned
-            return tally
+            return
         with data, memoryview(data) as view:
             begin, end = _line_start(data, start), _line_start(data, stop)
             while begin < end:
@@ -104,25 +131,49 @@ def _check_range_task(task: RangeTask, options: CheckOptions) -> Tally:
                     # and so the map, alive, and closing the map would raise BufferError over the error.
                     chunk.release()
                 begin = cut
-    return tally
 
 
-def _check_chunk_task(chunk: bytes, name: str, options: CheckOptions) -> Tally:
-    return check_chunk(chunk, 1, name, options)
+def _range_chunks(stream: BinaryIO, start: int, stop: int) -> Iterator[bytes]:
+    """Chunks of whole lines: the lines that start in [start, stop) of a stream that cannot be mapped (an
+    object behind a URL), as ``_check_mapped_range`` cuts a local file."""
+    if start > 0:
+        stream.seek(start - 1)
+        position = start - 1 + len(stream.readline())  # past the line that holds byte start - 1
+    else:
+        position = 0
+    carry = b""
+    while position < stop:
+        data = stream.read(_inputs.CHUNK_BYTES)  # read at the call: tests vary it
+        if not data:
+            if carry:
+                yield carry
+            return
+        buffer = carry + data
+        limit = stop - position  # lines starting before this index of ``buffer`` are the range's
+        if limit - 1 < len(buffer):
+            newline = buffer.find(b"\n", limit - 1)
+            if newline >= 0:  # the last line of the range ends in this buffer
+                yield buffer[: newline + 1]
+                return
+        cut = buffer.rfind(b"\n") + 1
+        if cut:
+            yield buffer[:cut]
+        position += cut
+        carry = buffer[cut:]
 
 
 def _tasks(sources: Iterable[Source], options: CheckOptions, report: Report) -> Iterator[Task]:
     """Per source, in order: a ``DocumentTask`` for a .json file; for JSONL, ``LinesTask``s (chunks of whole
     lines, views into a reused buffer), or with --jobs, for a plain file, ``RangeTask``s."""
-    for source in _opened_ahead(sources):
+    for ordinal, source in enumerate(_opened_ahead(sources)):
         report.files += 1
         try:
             if source.is_document:
-                yield DocumentTask(source.name, read_all(source))
+                yield DocumentTask(source, ordinal)
                 continue
             if options.jobs > 1 and source.file is not None and plain_file(source):
                 for start, stop in _ranges(os.stat(source.file).st_size, options.jobs):
-                    yield RangeTask(source.file, start, stop, source.name)
+                    yield RangeTask(source, start, stop, ordinal)
                 continue
             first = True
             for chunk in line_views(source):
@@ -163,6 +214,16 @@ def _in_order(absorb: Callable[[Tally, int], None]) -> Callable[[Tally, int, boo
         lines_before += tally.lines
 
     return place
+
+
+def _read_document(task: DocumentTask, options: CheckOptions, report: Report) -> tuple[Tally, int]:
+    """A document task run by this process: (its tally, its size); one that cannot be read is an input error."""
+    try:
+        text = read_all(task.source)
+    except InputError as error:
+        report.input_errors.append(str(error))
+        return Tally(options.max_findings), 0
+    return _document_tally(task.source.name, text, options), len(text)
 
 
 def _document_tally(name: str, text: bytes, options: CheckOptions) -> Tally:
@@ -213,27 +274,24 @@ def check_sources(
         # Plain files (and .json documents): the byte ranges are known up front, so processes deal them out.
         from verify_contract.check import _workers as check_workers
 
-        def run(task: Task) -> Tally:
-            if isinstance(task, DocumentTask):
-                return _document_tally(task.name, task.text, options)
+        def run(task: Task) -> tuple[Tally, int]:
+            if isinstance(task, DocumentTask):  # run by this process, when its turn comes
+                return _read_document(task, options, report)
             assert isinstance(task, RangeTask)  # no LinesTask: every source is a document or a plain file
-            return _check_range_task(task, options)
+            return run_task(task, options), task.stop - task.start
 
         planned = list(_tasks(sources, options, report))
         place = _in_order(absorb)
         results = check_workers.results_in_order(planned, options.jobs, run, lambda task: isinstance(task, RangeTask))
-        for task, tally in zip(planned, results, strict=True):
-            if isinstance(task, DocumentTask):
-                place(tally, len(task.text), True)
-            elif isinstance(task, RangeTask):
-                place(tally, task.stop - task.start, task.first)
+        for task, (tally, size) in zip(planned, results, strict=True):
+            place(tally, size, task.first)
         return report
     tasks = _tasks(sources, options, report)
     if options.jobs <= 1:
         line = 1  # of the next chunk in its source
         for task in tasks:
             if isinstance(task, DocumentTask):
-                absorb(_document_tally(task.name, task.text, options), len(task.text))
+                absorb(*_read_document(task, options, report))
             elif isinstance(task, LinesTask):
                 line = 1 if task.first else line
                 room = report.max_findings - len(report.findings)
@@ -256,13 +314,13 @@ def check_sources(
     with context.Pool(options.jobs) as pool:
         for task in tasks:
             if isinstance(task, DocumentTask):
-                pending.append((_document_tally(task.name, task.text, options), len(task.text), True))
+                pending.append((*_read_document(task, options, report), True))
             elif isinstance(task, RangeTask):
-                work = pool.apply_async(_check_range_task, (task, options))
+                work = pool.apply_async(run_task, (task, options))
                 pending.append((work, task.stop - task.start, task.first))
-            else:  # stdin or gzip: the parent reads, the chunk is sent
+            elif isinstance(task, LinesTask):  # stdin or gzip: the parent reads, the chunk is sent
                 chunk = bytes(task.chunk)
-                work = pool.apply_async(_check_chunk_task, (chunk, task.name, options))
+                work = pool.apply_async(run_task, (LinesTask(chunk, task.first, task.name), options))
                 pending.append((work, len(chunk), task.first))
             while len(pending) > 2 * options.jobs:  # bounded: memory stays flat
                 merge_next()
@@ -279,14 +337,17 @@ def check_paths(
     options: CheckOptions | None = None,
     progress: Progress | None = None,
     budget: BudgetRun | None = None,
-    sidecars: bool = True,
+    failures_files: bool = True,
     storage_options: dict[str, Any] | None = None,
     glob: bool = True,
+    engine: Engine | None = None,
 ) -> Report:
     """Check files, directories, globs, fsspec URLs (opened with ``storage_options``) or ``-``; unreadable
     inputs are listed in ``report.input_errors``. ``glob`` False: every path and key taken literally.
+    ``engine``: what runs the opened inputs' tasks (``check_sources`` by default; ``check_paths_ray`` passes
+    Ray's), after the same opening here and before the same closing.
 
-    ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``sidecars``: a NeMo Gym
+    ``budget``: a failure budget fed with every rollout in input order (SPEC 11). ``failures_files``: a NeMo Gym
     failures file (``<stem>_failures.jsonl``) given as an input, or beside a main input (in the main input's own
     store: a directory or a bucket), is read as failed rollouts merged into its main file's by rollout identity
     (SPEC 11.1), not checked as verify responses; a run that finds one and has no budget gets an unbounded one,
@@ -294,8 +355,8 @@ def check_paths(
     """
     options = options or CheckOptions(version, profile)
     sources, errors = resolve([str(p) for p in paths], urls=True, storage_options=storage_options, glob=glob)
-    sources, options, budget, unread = with_failures_files(sources, options, budget, sidecars)
-    report = check_sources(sources, options, progress, budget)
+    sources, options, budget, unread = with_failures_files(sources, options, budget, failures_files)
+    report = (engine or check_sources)(sources, options, progress, budget)
     report.input_errors[:0] = errors
     report.input_errors += unread
     finish_budget(report)
@@ -303,12 +364,12 @@ def check_paths(
 
 
 def with_failures_files(
-    sources: list[Source], options: CheckOptions, budget: BudgetRun | None, sidecars: bool
+    sources: list[Source], options: CheckOptions, budget: BudgetRun | None, look_for: bool
 ) -> tuple[list[Source], CheckOptions, BudgetRun | None, list[str]]:
     """(the main inputs to check, the options, the budget, failures files that cannot be read): the failures
-    files among and beside the inputs (``sidecars``) attached to the budget, to be merged into their main
+    files among and beside the inputs (when ``look_for``) attached to the budget, to be merged into their main
     files' rows as they are fed (SPEC 11.1); a run that finds one and has no budget gets an unbounded one."""
-    sources, failures_files = split_failures_files(sources) if sidecars else (sources, [])
+    sources, failures_files = split_failures_files(sources) if look_for else (sources, [])
     if failures_files and budget is None:
         from verify_contract.budget import FailureBudget
         from verify_contract.check._budget import BudgetRun, FactSpec
@@ -324,7 +385,7 @@ def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files
     only when its failures file's first row carries one: otherwise the merge puts the whole failures file
     after it (SPEC 11.1) and its lines go the fast way. Returns the files that cannot be read, one line each."""
     from verify_contract.check._budget import first_identity, open_failures, unreadable
-    from verify_contract.check._sidecars import SIDECAR_SUFFIX
+    from verify_contract.check._failures_files import FAILURES_FILE_SUFFIX
 
     by_file = {source.file: source.name for source in mains if source.file is not None}
     attached, alone, ordered, unread = {}, [], set(), []
@@ -334,8 +395,8 @@ def attach_failures_files(budget: BudgetRun, mains: list[Source], failures_files
         except OSError as error:
             unread.append(unreadable(failures, error))
             continue
-        rows = open_failures(failures, budget.spec.group_paths, budget.sidecar_read(failures.name))
-        main = by_file.get(failures.name[: -len(SIDECAR_SUFFIX)] + ".jsonl")
+        rows = open_failures(failures, budget.spec.group_paths, budget.failures_file_read(failures.name))
+        main = by_file.get(failures.name[: -len(FAILURES_FILE_SUFFIX)] + ".jsonl")
         if main is None or main in attached:
             alone.append(rows)
             continue
@@ -351,18 +412,18 @@ def split_failures_files(sources: list[Source]) -> tuple[list[Source], list[Sour
     """(the inputs to check, the failures files to read as failed rollouts): a ``<stem>_failures.jsonl`` input
     is one, and so is the one beside a main input (SPEC 11.1), looked up in the main input's own store (a
     local directory, or the bucket of a URL) and read through the same layer."""
-    from verify_contract.check import _sidecars as sidecars  # not the budget: a plain check imports none of it
+    from verify_contract.check import _failures_files  # not the budget: a plain check imports none of it
 
     mains: list[Source] = []
     failures_files: list[Source] = []
     for source in sources:
-        if source.file is not None and sidecars.is_sidecar(source.file):
+        if source.file is not None and _failures_files.is_failures_file(source.file):
             failures_files.append(source)
         else:
             mains.append(source)
     named = {source.name for source in failures_files}
     for source in mains:
-        candidate = sidecars.sidecar_of(source.file) if source.file is not None else None
+        candidate = _failures_files.failures_file_of(source.file) if source.file is not None else None
         found = source.sibling(candidate) if candidate is not None and candidate not in named else None
         if found is not None:
             failures_files.append(found)
@@ -384,7 +445,7 @@ def finish_budget(report: Report) -> None:
         return
     budget.finish_failures()
     for file, read in budget.failures_reads():
-        add_sidecar_findings(report, file, read)
+        add_failures_file_findings(report, file, read)
         if read.error is not None:
             report.input_errors.append(read.error)
     add_budget_findings(report)
@@ -403,11 +464,11 @@ def add_budget_findings(report: Report) -> None:
     if missing:
         expected = budget.expected_total()
         found.append(
-            Finding("budget-missing", Severity.WARNING, f"{missing:,} of {expected:,} expected rollouts have no row")
+            Finding(RULE_BUDGET_MISSING, Severity.WARNING, f"{missing:,} of {expected:,} expected rollouts have no row")
         )
     for path in budget.unresolved_groups():
         message = f"group path {path!r} resolved in no rollout: every rollout is in its (absent) group"
-        found.append(Finding("budget-group-unresolved", Severity.WARNING, message))
+        found.append(Finding(RULE_BUDGET_GROUP_UNRESOLVED, Severity.WARNING, message))
     for finding in found:
         report.tally.rules[finding.rule] += 1
         report.tally.severities[finding.severity.value] += 1
@@ -415,7 +476,7 @@ def add_budget_findings(report: Report) -> None:
             report.tally.findings.append(LocatedFinding("<run>", None, finding))
 
 
-def add_sidecar_findings(report: Report, file: str, read: SidecarRead) -> None:
+def add_failures_file_findings(report: Report, file: str, read: FailuresFileRead) -> None:
     """A failures file's findings so far (unreadable lines) in the report: counted (those past what the read
     keeps too), and listed while there is room; the read's are taken."""
     for line, finding in read.findings:

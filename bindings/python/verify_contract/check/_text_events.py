@@ -8,8 +8,8 @@ code in hex], a syntax defect (line 1: a JSONL line holds no newline); ``N`` + t
 repeated member name; ``T``, nesting deeper than MAX_DEPTH. The reference's one finding for such a line
 depends on the key alone, so it is built here through the wording ``jsonio`` itself uses
 (``text_findings``: its SYNTAX_MESSAGES and UTF8_REASONS tables, whose tags the C module exports:
-tests/test_text_keys.py holds the two to each other);
-every other line, and any key this module does not read, goes to the reference. tests/test_differential.py
+tests/reference/test_text_keys.py holds the two to each other);
+every other line, and any key this module does not read, goes to the reference. tests/check/test_differential.py
 and the fuzz replay (tests/fuzz/fastscan) hold the two to identical outcomes.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from verify_contract.check._outcome import Outcome
 from verify_contract.findings import Finding
-from verify_contract.reference._text_findings import (
+from verify_contract.reference import (
     CODED_SYNTAX_TAGS,
     NON_FINITE_TOKENS,
     SYNTAX_MESSAGES,

@@ -13,14 +13,16 @@ from verify_contract.check import DEFAULT_MAX_FINDINGS, CheckOptions, check_path
 from verify_contract.cli import _extras as extras
 from verify_contract.cli import _remote as remote_check
 from verify_contract.cli._check_output import exit_code, format_json, format_text, output_error, write_outputs
+from verify_contract.cli._check_settings import CheckSettings
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-    from verify_contract.check._budget import BudgetRun
+    from verify_contract.budget import FailureBudget
+    from verify_contract.cli._check_settings import OutputFiles
 
 
 class ProgressLine:
@@ -61,20 +63,6 @@ def _total_size(paths: list[str]) -> int | None:
             return None  # stdin, directories, globs and compressed files: no meaningful total
         total += os.path.getsize(path)
     return total
-
-
-BUDGET_FLAGS = (
-    "max_masked",
-    "warn_masked",
-    "window",
-    "min_samples",
-    "max_consecutive_masked",
-    "group_by",
-    "expected",
-    "retry_list",
-    "metrics_file",
-    "plot",
-)
 
 
 class UsageError(ValueError):
@@ -126,47 +114,23 @@ def _expected(text: str) -> int | tuple[int, int]:
     return grid if times else count
 
 
-def budget_wanted(args: argparse.Namespace) -> bool:
-    """Whether a budget flag was given: any value but "not given" (None, no --group-by), zero included (the
-    strictest bound, not no bound; ``0 in (None, False)`` is true in Python, so no membership test here)."""
-    return args.follow or any(getattr(args, name) is not None and getattr(args, name) != [] for name in BUDGET_FLAGS)
+def make_budget(settings: CheckSettings) -> FailureBudget | None:
+    """The run's budget from its settings (None: no budget flag; ``UsageError`` for bounds the budget refuses)."""
+    if settings.budget is None:
+        return None
+    from verify_contract.budget import BudgetError
 
-
-def make_budget(args: argparse.Namespace, on_event: Any = None) -> BudgetRun:
-    """The run's budget from the flags (``UsageError`` for settings the budget refuses)."""
-    from verify_contract.budget import BudgetError, FailureBudget
-    from verify_contract.check._budget import BudgetRun, FactSpec
-
-    paths = [part for value in args.group_by or [] for part in value.split(",") if part.strip()]
     try:
-        budget = FailureBudget(
-            max_masked=args.max_masked,
-            warn_masked=args.warn_masked,
-            window=DEFAULT_WINDOW if args.window is None else args.window,
-            min_samples=args.min_samples,
-            max_consecutive_masked=args.max_consecutive_masked,
-            group_by=paths,
-            expected=args.expected,
-            track_identities=args.retry_list is not None,
-            track_blocks=args.plot is not None,
-        )
+        return settings.failure_budget()
     except BudgetError as error:
         raise UsageError(str(error)) from None
-    identities = args.expected is not None or args.retry_list is not None
-    return BudgetRun(budget, FactSpec(budget.group_paths, identities), on_event)
 
 
-OUTPUT_FLAGS = (("--retry-list", "retry_list"), ("--metrics-file", "metrics_file"), ("--plot", "plot"))
-
-
-def _check_outputs(args: argparse.Namespace) -> None:
+def _check_outputs(outputs: OutputFiles) -> None:
     """Every file the run will write, tried before it starts (``--follow`` too): ``UsageError`` for the first
     that cannot be written."""
-    for option, name in OUTPUT_FLAGS:
-        path = getattr(args, name)
-        if path is None:
-            continue
-        from verify_contract.check._outputs import output_problem
+    for option, path in outputs.named():
+        from verify_contract.check import output_problem
 
         problem = output_problem(path)
         if problem is not None:
@@ -174,58 +138,65 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_findings < 0 or args.jobs < 1:
+    settings = CheckSettings.from_arguments(args)
+    if settings.max_findings < 0 or settings.jobs < 1:
         print("verify-contract check: --max-findings must be >= 0 and --jobs >= 1", file=sys.stderr)
         return EXIT_USAGE
-    absent = extras.missing(extras.check_extras(args))  # before any input is read: no report, then the refusal
+    absent = extras.missing(extras.check_extras(settings))  # before any input is read: no report, then the refusal
     if absent is not None:
         print(f"verify-contract check: {absent}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        budget = make_budget(args) if budget_wanted(args) else None
-        _check_outputs(args)
-        if args.follow and remote_check.selected(args):
+        failure_budget = make_budget(settings)
+        _check_outputs(settings.outputs)
+        if settings.follow and settings.remote.selected():
             raise UsageError("--follow reads a local file as it grows: not with --engine ray or --storage-options")
-        if args.follow:
+        if settings.follow:
             from verify_contract.cli._follow import follow
 
-            return follow(args, budget)
-        if args.fail_fast:
+            assert failure_budget is not None  # --follow always has a budget (CheckSettings.from_arguments)
+            return follow(settings, failure_budget)
+        if settings.fail_fast:
             raise UsageError("--fail-fast stops a --follow run at its first breach; add --follow")
-        if args.docs_url is not None and not args.docs_url.strip():
+        if settings.docs_url is not None and not settings.docs_url.strip():
             raise UsageError("--docs-url needs the site's address (e.g. https://example.org/verify-contract)")
     except (UsageError, ImportError) as refused:
         print(f"verify-contract check: {refused}", file=sys.stderr)
         return EXIT_USAGE
+    budget = None
+    if failure_budget is not None:
+        from verify_contract.check import budget_run
+
+        budget = budget_run(failure_budget)
     options = CheckOptions(
-        args.contract_version,
-        args.profile,
-        args.max_findings,
-        fast=not args.reference_only,
-        jobs=args.jobs,
+        settings.contract_version,
+        settings.profile,
+        settings.max_findings,
+        fast=settings.fast,
+        jobs=settings.jobs,
         facts=None if budget is None else budget.spec,
     )
     # What this process holds so far (the interpreter's objects, the resolved contract) lives for the whole
     # run: frozen, the collector stops walking it at each older-generation pass (about 5% of a run on the
     # benchmark corpora, more with a failure budget; benchmarks/README.md). A --jobs child inherits it frozen.
     gc.freeze()
-    show_progress = args.progress if args.progress is not None else sys.stderr.isatty()
-    progress = ProgressLine(sys.stderr, _total_size(args.paths)) if show_progress else None
+    show_progress = settings.progress if settings.progress is not None else sys.stderr.isatty()
+    progress = ProgressLine(sys.stderr, _total_size(settings.paths)) if show_progress else None
     try:
-        if remote_check.selected(args):  # storage options or Ray
-            outcome = remote_check.run_elsewhere(args, options, progress, budget)
+        if settings.remote.selected():  # storage options or Ray
+            outcome = remote_check.run_elsewhere(settings, options, progress, budget)
             if isinstance(outcome, str):  # a usage error: bad --storage-options, or Ray cannot run
                 print(f"verify-contract check: {outcome}", file=sys.stderr)
                 return EXIT_USAGE
             report = outcome
         else:
             report = check_paths(
-                args.paths,
+                settings.paths,
                 options=options,
                 progress=progress,
                 budget=budget,
-                sidecars=not args.no_sidecar,
-                glob=not args.no_glob,
+                failures_files=settings.failures_files,
+                glob=settings.glob,
             )
     except KeyboardInterrupt as stop:  # ^C, SIGTERM, SIGHUP: no report, since it would be incomplete
         if budget is None or not budget.breached():
@@ -235,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"verify-contract check: {message(stop)} after the failure budget was breached", file=sys.stderr)
         return EXIT_BUDGET  # a breach outranks a stop
     except RuntimeError as failure:
-        from verify_contract.check._workers import WorkerDied  # only --jobs imports it
+        from verify_contract.check import WorkerDied  # only --jobs imports it
 
         if not isinstance(failure, WorkerDied):
             raise
@@ -246,16 +217,16 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     # No input could be opened (a mistyped name): the errors alone, not a summary of zeros above them.
-    if not (report.input_errors and not report.files and args.format == "text"):
+    if not (report.input_errors and not report.files and settings.format == "text"):
         try:
-            write_outputs(report, args)
+            write_outputs(report, settings.outputs)
         except (OSError, ImportError) as failed:
             report.input_errors.append(str(failed) if isinstance(failed, ImportError) else output_error(failed))
-        text = format_json(report, options, args.docs_url) if args.format == "json" else None
-        print(text if text is not None else format_text(report, options, docs_url=args.docs_url))
+        text = format_json(report, options, settings.docs_url) if settings.format == "json" else None
+        print(text if text is not None else format_text(report, options, docs_url=settings.docs_url))
     for error in report.input_errors:
         print(f"verify-contract check: {error}", file=sys.stderr)
-    return exit_code(report, args.warnings_as_errors)
+    return exit_code(report, settings.warnings_as_errors)
 
 
 def register(commands: Any) -> None:
@@ -293,7 +264,7 @@ def register(commands: Any) -> None:
         help="link each finding to its rule on the documentation site built by `verify-contract docs` "
         "(BASE/rules/#RULE, in text and JSON); off by default",
     )
-    check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default: 1)")
+    check.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default: %(default)s)")
     check.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -338,7 +309,12 @@ def register(commands: Any) -> None:
         metavar="N|TASKSxREPEATS",
         help="rollouts the run should hold (missing counted; a grid is never listed in memory)",
     )
-    budget.add_argument("--no-sidecar", action="store_true", help="do not read <stem>_failures.jsonl files")
+    budget.add_argument(
+        "--no-failures-file",
+        "--no-sidecar",  # its first name, kept for existing scripts
+        action="store_true",
+        help="do not read <stem>_failures.jsonl files",
+    )
     budget.add_argument("--retry-list", metavar="PATH", help="write the rollouts to run again, one JSON line each")
     budget.add_argument("--metrics-file", metavar="PATH", help="write Prometheus text metrics (needs [metrics])")
     budget.add_argument(

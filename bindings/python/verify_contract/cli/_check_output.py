@@ -5,41 +5,31 @@ code, and the budget's retry list, metrics and plot. Shared by a whole run (``_c
 from __future__ import annotations
 
 from verify_contract._counted import counted
-from verify_contract.check import _fastpath as fastpath
-from verify_contract.check._report import dumps_report_data
+from verify_contract.check import dumps_report_data, precheck_available
 from verify_contract.cli._exit_codes import EXIT_BUDGET, EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from verify_contract.contract import cap
+from verify_contract.generated.contract_names import RULE_JSON_SYNTAX
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    import argparse
-
-    from verify_contract.check._lines import CheckOptions
-    from verify_contract.check._report import Report
+    from verify_contract.check import CheckOptions, Report
+    from verify_contract.cli._check_settings import OutputFiles
     from verify_contract.findings import Finding
-
-MESSAGE_LIMIT = 300
-"""Characters of a finding's message shown: a message quotes the offending value, which may be megabytes."""
 
 # (rule, text in the message) -> what to do about it; printed once per run under the findings.
 HINTS: tuple[tuple[str, str, str], ...] = (
     (
-        "json-syntax",
+        RULE_JSON_SYNTAX,
         "byte order mark",
         "{where} starts with a byte order mark; save it as UTF-8 without one "
         "(e.g. sed -i '{line}s/^\\xEF\\xBB\\xBF//' {path})",
     ),
     (
-        "json-syntax",
+        RULE_JSON_SYNTAX,
         "invalid UTF-8",
         "a line is not UTF-8; if the file is in another encoding, convert it (iconv -f LATIN1 -t UTF-8 FILE)",
     ),
 )
-
-
-def cap(message: str, limit: int = MESSAGE_LIMIT) -> str:
-    if len(message) <= limit:
-        return message
-    return f"{message[:limit]}... ({len(message):,} characters)"
 
 
 MASKED_HINT_SHARE = 0.10
@@ -68,7 +58,7 @@ def precheck(options: CheckOptions) -> str:
     """Whether the compiled pre-check ran: "compiled", "off" (--reference-only) or "not built"."""
     if not options.fast:
         return "off"
-    return "compiled" if fastpath.available() else "not built"
+    return "compiled" if precheck_available() else "not built"
 
 
 PRECHECK_NOTES = {
@@ -121,7 +111,7 @@ def format_text(report: Report, options: CheckOptions, listing: bool = True, doc
         lines.append("by rule: " + ", ".join(f"{rule} {n:,}" for rule, n in sorted(report.tally.rules.items())))
     lines.append(PRECHECK_NOTES[precheck(options)])
     if report.budget is not None:
-        from verify_contract.check._budget_report import budget_text
+        from verify_contract.check import budget_text
 
         lines.extend(budget_text(report.budget, events=listing))
     lines.extend(f"hint: {hint}" for hint in hints(report))
@@ -154,20 +144,20 @@ def output_error(error: OSError) -> str:
     return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
-def write_outputs(report: Report, args: argparse.Namespace) -> None:
+def write_outputs(report: Report, outputs: OutputFiles) -> None:
     """The retry list, the metrics file and the plot, each written whole (a reader never sees half)."""
     run = report.budget
     if run is None:
         return
-    if args.retry_list:
-        from verify_contract.check._budget_report import write_retry_list
+    if outputs.retry_list:
+        from verify_contract.check import write_retry_list
 
-        write_retry_list(run, args.retry_list)
-    if args.metrics_file:
-        from verify_contract.check._budget_metrics import write_metrics
+        write_retry_list(run, outputs.retry_list)
+    if outputs.metrics_file:
+        from verify_contract.check import write_metrics
 
-        write_metrics(report, args.metrics_file)
-    if args.plot:
-        from verify_contract.check._budget_plot import write_plot
+        write_metrics(report, outputs.metrics_file)
+    if outputs.plot:
+        from verify_contract.check import write_plot
 
-        write_plot(run, args.plot)
+        write_plot(run, outputs.plot)

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.conformance import READS, TAKES, check_consumer, check_producer
-from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 
 class TargetError(ValueError):

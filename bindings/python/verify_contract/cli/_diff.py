@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS
+from verify_contract.contract import CONTRACT_VERSIONS
 from verify_contract.diff import Report, SideError, diff_sides, load_side, render_markdown, render_text
 from verify_contract.findings import Severity
 from verify_contract.vectors import VectorFileError
@@ -26,13 +26,13 @@ exit codes: 0 nothing at or above --fail-on (with --check-bump: the version bump
 forbidden change is present), 2 usage or I/O error."""
 
 
-def _exit_code(report: Report, args: argparse.Namespace) -> int:
-    if args.check_bump:
+def _exit_code(report: Report, check_bump: bool, fail_on: str) -> int:
+    if check_bump:
         if report.bump_ok is None:
             print("verify-contract diff: --check-bump needs a version on both sides", file=sys.stderr)
             return EXIT_USAGE
         return EXIT_OK if report.bump_ok else EXIT_INVALID
-    return EXIT_INVALID if report.fails(Severity(args.fail_on)) else EXIT_OK
+    return EXIT_INVALID if report.fails(Severity(fail_on)) else EXIT_OK
 
 
 def _side(spec: str) -> str:
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         print(render_markdown(report), end="")
     else:
         print(render_text(report))
-    return _exit_code(report, args)
+    return _exit_code(report, args.check_bump, args.fail_on)
 
 
 def register(commands: Any) -> None:

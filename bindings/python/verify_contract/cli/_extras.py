@@ -11,7 +11,7 @@ import importlib
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    import argparse
+    from verify_contract.cli._check_settings import CheckSettings
 
 
 class Extra:
@@ -34,7 +34,7 @@ _URL_MODULES = {"s3": ("fsspec", "s3fs"), "gcs": ("fsspec", "gcsfs")}
 
 def url_extra(url: str) -> Extra:
     """What reading ``url`` needs: fsspec, and the filesystem of its protocol where an extra brings it."""
-    from verify_contract.check._remote import EXTRAS
+    from verify_contract.check import REMOTE_EXTRAS as EXTRAS
 
     protocol = url.partition("://")[0].lower()
     extra = EXTRAS.get(protocol)
@@ -43,20 +43,20 @@ def url_extra(url: str) -> Extra:
     return Extra(f"reading {protocol}:// URLs", _URL_MODULES[extra], extra)
 
 
-def check_extras(args: argparse.Namespace) -> list[Extra]:
+def check_extras(settings: CheckSettings) -> list[Extra]:
     """The extras ``check``'s flags and inputs ask for, in the order of the flags."""
     import os
 
-    from verify_contract.check._inputs import is_url
+    from verify_contract.check import is_url
 
     wanted = []
-    if args.metrics_file is not None:
+    if settings.outputs.metrics_file is not None:
         wanted.append(METRICS)
-    if args.plot is not None:
+    if settings.outputs.plot is not None:
         wanted.append(PLOT)
-    if args.engine == "ray":
+    if settings.remote.engine == "ray":
         wanted.append(RAY)
-    for path in args.paths:
+    for path in settings.paths:
         if is_url(path) and not os.path.lexists(path):  # as check reads it: an existing file is a file
             wanted.append(url_extra(path))
     return wanted

@@ -15,7 +15,7 @@ from typing import Any
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
-from verify_contract.contract._versions import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, DEFAULT_PROFILE, LATEST_VERSION, PROFILES
 
 EPILOG = f"""\
 targets: {", ".join(TARGETS)}.
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 def _profile(version: str, asked: str | None) -> str:
     """The profile asked for, which the version's model must have, else the model's default profile."""
     from verify_contract.codegen.renderer import ALL_PROFILES, GenerateError
-    from verify_contract.contract._model import contract_model
+    from verify_contract.contract import contract_model
 
     try:
         model = contract_model(version)

@@ -8,12 +8,14 @@ import os
 import sys
 from collections.abc import Sequence
 
+from verify_contract.cli._exit_codes import EXIT_BROKEN_PIPE
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from typing import Any
 
 # Each module defines ``register(subparsers)``, adding its subcommand with a ``handler`` default that
-# returns the exit code: 0 all good, 1 the input breaks the contract, 2 usage or I/O error.
+# returns the exit code (``_exit_codes``: 0 all good, 1 the input breaks the contract, 2 usage or I/O error).
 COMMAND_MODULES = {
     "check": "verify_contract.cli._check",
     "diff": "verify_contract.cli._diff",
@@ -24,18 +26,13 @@ COMMAND_MODULES = {
     "docs": "verify_contract.cli._docs",
 }
 
-EXIT_BROKEN_PIPE = 141
-"""128 + SIGPIPE: what a shell reports for grep or cat whose reader went away (``| head``)."""
-EXIT_INTERRUPTED = 130
-"""128 + SIGINT: what a shell reports for a command stopped with ^C (SIGTERM 143, SIGHUP 129: ``_stops``)."""
-
 
 def version_text() -> str:
     # importlib.metadata costs ~20 ms of start-up: imported only when --version asks for it.
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as package_version
 
-    from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION
+    from verify_contract.contract import CONTRACT_VERSIONS, LATEST_VERSION
 
     try:
         installed = package_version("verify-contract")

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_REFUSED, EXIT_UNREACHABLE, EXIT_USAGE
-from verify_contract.contract._versions import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
+from verify_contract.contract import CONTRACT_VERSIONS, LATEST_VERSION, PROFILES
 
 DEFAULT_PATH = "/verify"
 
@@ -38,21 +38,21 @@ def _id_list(text: str, known: tuple[str, ...], option: str) -> tuple[str, ...]:
     return chosen
 
 
-def selected_checks(args: argparse.Namespace) -> tuple[str, ...]:
-    """The checks asked for. ``all`` means every check that can run: the probe skips, and reports, one that
-    cannot (``probe-latency`` without ``--max-latency``); naming such a check is a usage error."""
-    from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS
-    from verify_contract.probe._checks import runnable_checks
+def selected_checks(checks: str | None, exclude_checks: str | None, max_latency: float | None) -> tuple[str, ...]:
+    """The checks asked for (``--checks``, ``--exclude-checks``). ``all`` means every check that can run: the
+    probe skips, and reports, one that cannot (``probe-latency`` without ``--max-latency``); naming such a
+    check is a usage error."""
+    from verify_contract.probe import CHECK_IDS, DEFAULT_CHECKS, runnable_checks
 
-    chosen = _id_list(args.checks, CHECK_IDS, "--checks") if args.checks else DEFAULT_CHECKS
-    if args.max_latency is not None and not args.checks and "probe-latency" not in chosen:
+    chosen = _id_list(checks, CHECK_IDS, "--checks") if checks else DEFAULT_CHECKS
+    if max_latency is not None and not checks and "probe-latency" not in chosen:
         chosen = (*chosen, "probe-latency")  # a latency bound asks for its check
-    excluded = _id_list(args.exclude_checks, CHECK_IDS, "--exclude-checks") if args.exclude_checks else ()
+    excluded = _id_list(exclude_checks, CHECK_IDS, "--exclude-checks") if exclude_checks else ()
     chosen = tuple(name for name in CHECK_IDS if name in chosen and name not in excluded)
-    named = args.checks is not None and args.checks.strip() != "all"
-    if named and "probe-latency" in chosen and args.max_latency is None:
+    named = checks is not None and checks.strip() != "all"
+    if named and "probe-latency" in chosen and max_latency is None:
         raise UsageError("probe-latency needs --max-latency SECONDS")
-    if not runnable_checks(chosen, args.max_latency)[0]:
+    if not runnable_checks(chosen, max_latency)[0]:
         raise UsageError("no check left to run (--checks and --exclude-checks)")
     return chosen
 
@@ -76,14 +76,13 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print("verify-contract probe: needs aiohttp: pip install 'verify-contract[probe]'", file=sys.stderr)
         return EXIT_USAGE
-    from verify_contract.probe import CaseError, Settings, file_cases, format_report, probe, replay_cases
-    from verify_contract.probe._redact import SECRET_NAMES
+    from verify_contract.probe import SECRET_NAMES, CaseError, Settings, file_cases, format_report, probe, replay_cases
 
     try:
         endpoint = endpoint_of(args.url, args.path)
-        checks = selected_checks(args)
+        checks = selected_checks(args.checks, args.exclude_checks, args.max_latency)
         if args.output is not None:  # tried before the probe runs, not after (check._outputs)
-            from verify_contract.check._outputs import output_problem
+            from verify_contract.check import output_problem
 
             problem = output_problem(args.output)
             if problem is not None:
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     report = probe(endpoint, cases, settings)
     text = format_report(report, args.format, args.max_findings)
     if args.output:
-        from verify_contract.check._outputs import written_whole
+        from verify_contract.check import written_whole
 
         try:
             with written_whole(args.output) as temporary:
@@ -141,9 +140,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(commands: Any) -> None:
-    from verify_contract.probe._checks import CHECKS, DEFAULT_CHECKS, MAX_REPLY_BYTES
-    from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES
-    from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS  # not _runner: the command's help stays light
+    from verify_contract.probe import (  # not _runner's names: the command's help stays light
+        CHECKS,
+        DEFAULT_CHECKS,
+        DEFAULT_CONCURRENCY,
+        DEFAULT_LISTED,
+        DEFAULT_MAX_REQUESTS,
+        DEFAULT_SEED,
+        DEFAULT_TIMEOUT,
+        MAX_REPLY_BYTES,
+        MIN_SECRET_LENGTH,
+        REDACTED,
+        SECRET_NAMES,
+    )
 
     checks_help = "; ".join(f"{check.id}: {check.summary}" for check in CHECKS)
     probe = commands.add_parser(
@@ -182,7 +191,7 @@ def register(commands: Any) -> None:
     probe.add_argument(
         "--n", type=_positive(int), metavar="N", help="replay N rows drawn at random (reservoir sampling, --seed)"
     )
-    probe.add_argument("--seed", type=int, default=0, help="the seed of --n's draw (default: %(default)s)")
+    probe.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the seed of --n's draw (default: %(default)s)")
     probe.add_argument(
         "--profile",
         choices=PROFILES,
@@ -206,14 +215,14 @@ def register(commands: Any) -> None:
     probe.add_argument(
         "--concurrency",
         type=_positive(int),
-        default=4,
+        default=DEFAULT_CONCURRENCY,
         metavar="N",
         help="requests at once, over at most N kept-alive connections (default: %(default)s)",
     )
     probe.add_argument(
         "--timeout",
         type=_positive(float),
-        default=30.0,
+        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="deadline of each whole request: connecting, sending, resends and reading the reply "
         "(default: %(default)s)",
@@ -247,7 +256,7 @@ def register(commands: Any) -> None:
     probe.add_argument(
         "--max-findings",
         type=_positive(int),
-        default=100,
+        default=DEFAULT_LISTED,
         metavar="N",
         help="text: list at most N findings (identical ones grouped count as one)",
     )

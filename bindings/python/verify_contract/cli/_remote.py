@@ -1,7 +1,7 @@
 """``check``'s flags for inputs in object storage and for the Ray engine, and the run they select.
 
 Kept apart from ``check_command`` so that a local run imports neither fsspec nor Ray: these flags cost nothing
-until used (``tests/test_check_startup.py``).
+until used (``tests/check/test_check_startup.py``).
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from verify_contract.check._budget import BudgetRun
-    from verify_contract.check._lines import CheckOptions
-    from verify_contract.check._report import Report
-    from verify_contract.check._run import Progress
+    from verify_contract.check import BudgetRun, CheckOptions, Progress, Report
+    from verify_contract.cli._check_settings import CheckSettings
 
 ENGINES = ("local", "ray")
 
 
 def add_arguments(check: argparse.ArgumentParser) -> None:
+    from verify_contract.check import RAY_BLOCKS_PER_CPU, RAY_MAX_RETRIES  # check's start-up module, not the engine
+
     check.add_argument(
         "--no-glob",
         action="store_true",
@@ -47,24 +47,15 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
         "--ray-blocks",
         type=int,
         metavar="N",
-        help="with --engine ray: cut the plain (not gzip) input bytes into about N tasks (default: 2 per CPU)",
+        help="with --engine ray: cut the plain (not gzip) input bytes into about N tasks (default: "
+        f"{RAY_BLOCKS_PER_CPU} per CPU)",
     )
     check.add_argument(
         "--ray-retries",
         type=int,
         metavar="N",
-        help="with --engine ray: runs of a task whose worker died before its input is reported lost (default: 3)",
-    )
-
-
-def selected(args: argparse.Namespace) -> bool:
-    """Whether this run needs ``run_elsewhere``: storage options, or a flag of the Ray engine."""
-    return bool(
-        args.storage_options is not None
-        or args.engine != "local"
-        or args.ray_address is not None
-        or args.ray_blocks is not None
-        or args.ray_retries is not None
+        help="with --engine ray: runs of a task whose worker died before its input is reported lost "
+        f"(default: {RAY_MAX_RETRIES})",
     )
 
 
@@ -84,36 +75,38 @@ def storage_options(text: str | None) -> dict[str, Any] | str:
 
 
 def run_elsewhere(
-    args: argparse.Namespace, options: CheckOptions, progress: Progress | None, budget: BudgetRun | None = None
+    settings: CheckSettings, options: CheckOptions, progress: Progress | None, budget: BudgetRun | None = None
 ) -> Report | str:
-    """The report of ``check`` with storage options or on Ray; a string is a usage error (exit 2)."""
-    parsed = storage_options(args.storage_options)
+    """The report of ``check`` with storage options or on Ray (``settings.remote.selected()``); a string is a
+    usage error (exit 2)."""
+    remote = settings.remote
+    parsed = storage_options(remote.storage_options)
     if isinstance(parsed, str):
         return parsed
-    if args.engine == "local":
-        if args.ray_address is not None or args.ray_blocks is not None or args.ray_retries is not None:
+    if remote.engine == "local":
+        if remote.ray_address is not None or remote.ray_blocks is not None or remote.ray_retries is not None:
             return "--ray-address, --ray-blocks and --ray-retries need --engine ray"
-        from verify_contract.check._run import check_paths
+        from verify_contract.check import check_paths
 
         return check_paths(
-            args.paths,
+            settings.paths,
             options=options,
             progress=progress,
             storage_options=parsed,
             budget=budget,
-            sidecars=not args.no_sidecar,
-            glob=not args.no_glob,
+            failures_files=settings.failures_files,
+            glob=settings.glob,
         )
-    if args.ray_blocks is not None and args.ray_blocks < 1:
+    if remote.ray_blocks is not None and remote.ray_blocks < 1:
         return "--ray-blocks must be >= 1"
-    if args.ray_retries is not None and args.ray_retries < 0:
+    if remote.ray_retries is not None and remote.ray_retries < 0:
         return "--ray-retries must be >= 0"
-    if args.paths == ["-"] or "-" in args.paths:
+    if "-" in settings.paths:
         return "--engine ray reads files and URLs, not stdin (-)"
     import contextlib
     import sys
 
-    from verify_contract.ray import MAX_RETRIES, EngineError, check_paths_ray
+    from verify_contract.check import RAY_MAX_RETRIES, EngineError, check_paths_ray
 
     try:
         _quiet_ray_data()
@@ -121,16 +114,16 @@ def run_elsewhere(
         # goes: during the run they go to stderr, beside check's own one-line error.
         with contextlib.redirect_stdout(sys.stderr):
             return check_paths_ray(
-                args.paths,
+                settings.paths,
                 options,
                 storage_options=parsed,
-                address=args.ray_address,
-                blocks=args.ray_blocks,
-                max_retries=MAX_RETRIES if args.ray_retries is None else args.ray_retries,
+                address=remote.ray_address,
+                blocks=remote.ray_blocks,
+                max_retries=RAY_MAX_RETRIES if remote.ray_retries is None else remote.ray_retries,
                 progress=progress,
                 budget=budget,
-                sidecars=not args.no_sidecar,
-                glob=not args.no_glob,
+                failures_files=settings.failures_files,
+                glob=settings.glob,
             )
     except EngineError as error:
         return str(error)
@@ -148,4 +141,4 @@ def _quiet_ray_data() -> None:
     logging.getLogger("ray.data").setLevel(logging.CRITICAL)  # a lost task is reported by check, in one line
 
 
-__all__ = ["ENGINES", "add_arguments", "run_elsewhere", "selected", "storage_options"]
+__all__ = ["ENGINES", "add_arguments", "run_elsewhere", "storage_options"]

@@ -10,6 +10,8 @@ import os
 import signal
 from contextlib import contextmanager
 
+from verify_contract.cli._exit_codes import exit_for_signal
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -72,8 +74,8 @@ def installed() -> Iterator[None]:
 
 
 def exit_status(stop: KeyboardInterrupt) -> int:
-    """128 + the signal's number: 130 for ^C, 143 for SIGTERM, 129 for SIGHUP."""
-    return 128 + (stop.signum if isinstance(stop, Stopped) else signal.SIGINT)
+    """The signal's exit code (``_exit_codes``): 130 for ^C, 143 for SIGTERM, 129 for SIGHUP."""
+    return exit_for_signal(stop.signum if isinstance(stop, Stopped) else signal.SIGINT)
 
 
 def message(stop: KeyboardInterrupt) -> str:

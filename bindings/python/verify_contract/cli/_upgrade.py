@@ -1,19 +1,15 @@
 """``verify-contract upgrade INPUT...``: rewrite JSON/JSONL verify responses to the latest contract version.
 
-Lossless by construction: the change is spliced into the original text, so every other byte stays as it
-was: unknown keys, key order, whitespace, string escapes and number texts (``1e2`` stays ``1e2``, ``1.10``
-stays ``1.10``, a 30-digit integer keeps its digits). The library's ``upgrade()`` decides the change
-(today: the top-level ``mask_sample`` written from the legacy ``instance_config.mask_sample``, or set to
-their OR); the spliced text is parsed back and must equal the library's upgraded document, key order
-included, or the document is refused. Nothing is refused silently: every refused document is reported
-with its reason and left as it was, and the exit code is 1.
+Each document's text goes through the library's lossless rewrite (``verify_contract.upgrade.upgrade_text``:
+every byte but the change kept); this module reads the inputs, writes the outputs and reports. Nothing is
+refused silently: every refused document is reported with its reason and left as it was, and the exit code
+is 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import os
 import sys
 import tempfile
@@ -23,92 +19,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from verify_contract._counted import counted
-from verify_contract.check._inputs import chunks, read_all, resolve
-from verify_contract.check._source import InputError, Source
+from verify_contract.check import InputError, Source, chunks, read_all
+from verify_contract.check import resolve_inputs as resolve
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, PROFILES, Profile
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.upgrade import UpgradeError, upgrade
-
-_WS = " \t\n\r"
-_DECODER = json.JSONDecoder()
-_scanstring: Any = getattr(json.decoder, "scanstring")  # noqa: B009  # public, but untyped
-
-
-@dataclass(frozen=True)
-class _Member:
-    key: str
-    key_start: int
-    key_end: int
-    value_start: int
-    value_end: int
-
-
-def _skip(text: str, index: int) -> int:
-    while index < len(text) and text[index] in _WS:
-        index += 1
-    return index
-
-
-def _members(text: str) -> tuple[int, list[_Member]]:
-    """Where the top-level object opens and where each of its members lies (the text is known valid)."""
-    opening = _skip(text, 0)
-    index = _skip(text, opening + 1)
-    members: list[_Member] = []
-    if text[index] == "}":
-        return opening, members
-    while True:
-        key, key_end = _scanstring(text, index + 1)
-        value_start = _skip(text, _skip(text, key_end) + 1)
-        _, value_end = _DECODER.raw_decode(text, value_start)
-        members.append(_Member(key, index, key_end, value_start, value_end))
-        index = _skip(text, value_end)
-        if text[index] == "}":
-            return opening, members
-        index = _skip(text, index + 1)
-
-
-def _splice(text: str, key: str, value: str) -> str:
-    """Set a top-level member's value, or append the member in the document's own style."""
-    opening, members = _members(text)
-    for member in members:
-        if member.key == key:
-            return text[: member.value_start] + value + text[member.value_end :]
-    if not members:
-        return text[: opening + 1] + json.dumps(key) + ": " + value + text[opening + 1 :]
-    last = members[-1]
-    colon = text[last.key_end : last.value_start]
-    if len(members) > 1:
-        separator = text[members[-2].value_end : last.key_start]
-    else:
-        separator = "," + (text[opening + 1 : last.key_start] or (" " if " " in colon else ""))
-    return text[: last.value_end] + separator + json.dumps(key) + colon + value + text[last.value_end :]
-
-
-def _same_json(left: Any, right: Any) -> bool:
-    if isinstance(left, dict) and isinstance(right, dict):
-        return list(left) == list(right) and all(_same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(_same_json(a, b) for a, b in zip(left, right, strict=True))
-    return type(left) is type(right) and left == right
-
-
-def upgrade_text(raw: bytes, profile: Profile = DEFAULT_PROFILE) -> tuple[bytes, list[str]]:
-    """The upgraded text of one document and the changes made; raises ``UpgradeError`` to refuse."""
-    parsed = parse_json(raw)
-    if parsed.finding is not None:
-        raise UpgradeError(f"[{parsed.finding.rule}] {parsed.finding.message}")
-    result = upgrade(parsed.document, profile)
-    if not result.changed:
-        return raw, []
-    text = raw.decode("utf-8")
-    for key, value in result.document.items():
-        if key not in parsed.document or not _same_json(parsed.document[key], value):
-            text = _splice(text, key, json.dumps(value, ensure_ascii=False))
-    check = parse_json(text.encode("utf-8"))
-    if check.finding is not None or not _same_json(check.document, result.document):
-        raise UpgradeError("the upgrade cannot be written without rewriting the rest of the document")
-    return text.encode("utf-8"), result.changes
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, PROFILES, Profile
+from verify_contract.upgrade import UpgradeError, upgrade_text
 
 
 @dataclass
@@ -198,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         errors.append("--in-place cannot rewrite stdin")
         sources = []
     if args.output:  # tried before any input is read (check._outputs)
-        from verify_contract.check._outputs import output_problem
+        from verify_contract.check import output_problem
 
         problem = output_problem(args.output)
         if problem is not None:

@@ -23,9 +23,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from verify_contract.codegen.rule_table import schema_rules
 from verify_contract.codegen.view import build_view
-from verify_contract.contract._failure_kind_info import FailureKindInfo
-from verify_contract.contract._model import MASK_ROLES, mask_locations, version_key
-from verify_contract.contract._registry import kind_info
+from verify_contract.contract import MASK_ROLES, FailureKindInfo, kind_info, mask_locations, version_key
 
 Model = Mapping[str, Any]
 

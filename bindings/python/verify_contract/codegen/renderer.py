@@ -28,7 +28,7 @@ from verify_contract.codegen import view as views
 from verify_contract.codegen.bundle import FAILURE_KINDS_FILE, bundle, profile_bundle, uses_registry
 from verify_contract.codegen.header import GeneratedHeader, header_lines, read_header
 from verify_contract.codegen.targets import CONSTANTS_LANGUAGES, DEFAULT_PARAMS, TARGETS
-from verify_contract.contract._model import ResolvedModel, contract_model, mask_locations, model_from_data
+from verify_contract.contract import ResolvedModel, contract_model, mask_locations, model_from_data
 
 TEMPLATES = Path(str(resources.files("verify_contract.codegen") / "templates"))
 # The profile value of a request for every profile of the version at once (the ``binding`` context).
@@ -215,14 +215,14 @@ def _models(request: Request, model: ResolvedModel) -> dict[str, Mapping[str, An
     which may be newer."""
     if request.models is not None:
         return {**request.models, model.version: model.raw}
-    from verify_contract.contract._versions import CONTRACT_VERSIONS
+    from verify_contract.contract import CONTRACT_VERSIONS
 
     return {**{v: contract_model(v).raw for v in CONTRACT_VERSIONS}, model.version: model.raw}
 
 
 def bundled_schema(version: str) -> dict[str, Any]:
     """The version's released schema with the registry enum inlined (one file, no external reference)."""
-    from verify_contract.contract._schemas import schema_document
+    from verify_contract.contract import schema_document
 
     document = schema_document(version)
     kinds = schema_document(version, FAILURE_KINDS_FILE) if uses_registry(document) else None
@@ -232,7 +232,7 @@ def bundled_schema(version: str) -> dict[str, Any]:
 def _schemas(request: Request, model: ResolvedModel, models: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """Every version's bundled schema the request knows: its ``schemas``, else the package's of the shipped
     versions among ``models``; a ``model`` given as data comes with its own ``schema`` (or none)."""
-    from verify_contract.contract._versions import CONTRACT_VERSIONS
+    from verify_contract.contract import CONTRACT_VERSIONS
 
     known: dict[str, Mapping[str, Any]]
     if request.schemas is not None:

@@ -16,7 +16,8 @@ import keyword
 import re
 from typing import Any
 
-from verify_contract.contract._model import MASK_ROLES
+from verify_contract.contract import MASK_ROLES, pointer_path
+from verify_contract.generated.contract_names import ROLE_LEGACY_MASK, ROLE_MASK
 
 # Keywords the built-in targets check in generated code, per JSON kind of the value.
 CHECKED_KEYWORDS: dict[str, frozenset[str]] = {
@@ -241,10 +242,10 @@ def build_view(
     make_object("", root_name, root_definition.get("description"), facts.get("additional_properties"))
     roles = {**{k: v for k, v in model["roles"].items() if k in MASK_ROLES}, **(mask_roles or {})}
     mask = legacy = None
-    if "mask" in roles:
-        mask = {"pointer": roles["mask"], "path": roles["mask"].strip("/").split("/")}
-    if "legacy_mask" in roles:
-        legacy = {"pointer": roles["legacy_mask"], "path": roles["legacy_mask"].strip("/").split("/")}
+    if ROLE_MASK in roles:
+        mask = {"pointer": roles[ROLE_MASK], "path": list(pointer_path(roles[ROLE_MASK]))}
+    if ROLE_LEGACY_MASK in roles:
+        legacy = {"pointer": roles[ROLE_LEGACY_MASK], "path": list(pointer_path(roles[ROLE_LEGACY_MASK]))}
     kinds = model["failure_kinds"]
     return {
         "version": model["version"],
@@ -254,8 +255,9 @@ def build_view(
         # Nested objects first, so languages that need a type declared before use get that order
         # (``| reverse`` gives declaration order: the root, then each object where first met).
         "objects": list(reversed(objects)),
-        "mask": mask,
-        "legacy_mask": legacy,
+        # The mask locations, keyed by their roles (templates read ``view.mask`` and ``view.legacy_mask``).
+        ROLE_MASK: mask,
+        ROLE_LEGACY_MASK: legacy,
         "failure_kinds": kinds,
         "registered_kinds": [] if kinds is None else kinds["registered"],
         "max_depth": model["limits"]["max_depth"],
@@ -297,6 +299,5 @@ def decoding_spec(view: dict[str, Any]) -> dict[str, Any]:
             obj["name"]: {"open": obj["open"], "members": [_member_spec(m) for m in obj["members"]]}
             for obj in view["objects"]
         },
-        "mask": None if view["mask"] is None else view["mask"]["path"],
-        "legacy_mask": None if view["legacy_mask"] is None else view["legacy_mask"]["path"],
+        **{role: None if view[role] is None else view[role]["path"] for role in (ROLE_MASK, ROLE_LEGACY_MASK)},
     }

@@ -33,19 +33,23 @@ from functools import cache
 from typing import Any, Literal
 
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract._model import ResolvedModel, contract_model
-from verify_contract.contract._schemas import declared_fields, registered_failure_kinds
-from verify_contract.contract._versions import (
+from verify_contract.contract import (
     DEFAULT_PROFILE,
     LATEST_VERSION,
+    MaskTypeError,
     Profile,
+    ResolvedModel,
     check_profile,
     check_version,
+    contract_model,
+    declared_fields,
+    effective_mask,
+    json_pointer,
+    registered_failure_kinds,
     version_key,
 )
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._mask import effective_mask
-from verify_contract.reference._validation import validate
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK, ROLE_REWARD
+from verify_contract.reference import parse_json, validate
 from verify_contract.vectors import Vector, load_vectors
 
 Reads = Literal["mask", "reward", "both"]
@@ -69,15 +73,11 @@ def _profile_echo(version: str, profile: Profile) -> dict[str, Any]:
         if not types:
             return None
         if "object" in types:
-            return {name: empty(f"{pointer}/{_escaped(name)}") for name in nested.get(pointer, ())}
+            return {name: empty(pointer + json_pointer([name])) for name in nested.get(pointer, ())}
         return _EMPTY[types[0]]
 
     base = model.profiles[model.default_profile].required
-    return {name: empty(f"/{_escaped(name)}") for name in model.profiles[profile].required if name not in base}
-
-
-def _escaped(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
+    return {name: empty(json_pointer([name])) for name in model.profiles[profile].required if name not in base}
 
 
 def profile_echo(version: str, profile: Profile) -> dict[str, Any]:
@@ -110,8 +110,19 @@ def _role_rules(model: ResolvedModel, *roles: str) -> frozenset[str]:
 
 
 _LATEST = contract_model(LATEST_VERSION)
-MASK_RULES = _role_rules(_LATEST, "mask", "legacy_mask")
-REWARD_RULES = _role_rules(_LATEST, "reward")
+MASK_RULES = _role_rules(_LATEST, ROLE_MASK, ROLE_LEGACY_MASK)
+REWARD_RULES = _role_rules(_LATEST, ROLE_REWARD)
+
+
+def _member(role: str) -> str:
+    """The top-level member playing ``role`` (the newest version's: earlier ones put it in the same place)."""
+    field = _LATEST.role(role)
+    if field is None or len(field.path) != 1:
+        raise RuntimeError(f"the contract's {role} role is not a top-level member")
+    return field.name
+
+
+_KIND_MEMBER, _REWARD_MEMBER = _member(ROLE_FAILURE_KIND), _member(ROLE_REWARD)
 # Section 2.1's rules: the JSON text, and a top-level value that is not an object.
 JSON_RULES = frozenset(
     {r["id"] for r in _LATEST.rules if r.get("scope") == "text"} | {c.rule for c in _LATEST.document_type_rules}
@@ -197,7 +208,7 @@ def _expected_mask(document: Any) -> bool | None:
         return None
     try:
         return effective_mask(document)
-    except TypeError:  # MaskTypeError: a non-boolean mask
+    except MaskTypeError:  # a non-boolean mask
         return None
 
 
@@ -218,7 +229,7 @@ def _refusal_obligation(case: ConsumerCase, version: str, profile: Profile, want
     """The obligation a consumer breaks by refusing this valid document: the most specific one covering what
     it carries (an unknown kind, then unknown keys, then an earlier version's missing fields)."""
     document = case.document
-    kind = document.get("failure_kind") if isinstance(document, dict) else None
+    kind = document.get(_KIND_MEMBER) if isinstance(document, dict) else None
     kinds = contract_model(version).failure_kinds
     separator = kinds["namespace_separator"] if kinds else ":"
     if isinstance(kind, str) and (separator in kind or kind not in registered_failure_kinds(version)):
@@ -282,7 +293,7 @@ def check_consumer(
         if wants_mask and expected_mask is not None and not (_is_bool(mask) and bool(mask) is expected_mask):
             detail = f"mask {short(mask)}, expected {str(expected_mask).lower()}: {shown}"
             report.record("consumer-effective-mask", vector, detail)
-        expected_reward = _number(case.document.get("reward")) if isinstance(case.document, dict) else None
+        expected_reward = _number(case.document.get(_REWARD_MEMBER)) if isinstance(case.document, dict) else None
         if wants_reward and expected_reward is not None and _number(reward) != expected_reward:
             detail = f"reward {short(reward)}, expected {expected_reward}: {shown}"
             report.record("consumer-refuse-reward", vector, detail)

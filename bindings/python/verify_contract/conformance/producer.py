@@ -12,10 +12,16 @@ from pydantic import BaseModel
 from verify_contract.conformance.consumer import with_echo
 from verify_contract.conformance.obligations import OBLIGATIONS, Level
 from verify_contract.conformance.report import ConformanceReport, short
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
-from verify_contract.findings import Finding, Severity, json_pointer
-from verify_contract.reference._jsonio import json_equal, parse_json
-from verify_contract.reference._validation import validate
+from verify_contract.contract import (
+    DEFAULT_PROFILE,
+    LATEST_VERSION,
+    Profile,
+    contract_model,
+    json_pointer,
+    pointer_path,
+)
+from verify_contract.findings import Finding, Severity
+from verify_contract.reference import json_equal, parse_json, validate
 from verify_contract.vectors import Vector, load_vectors
 
 
@@ -39,30 +45,32 @@ def _document(value: Any) -> tuple[Any, list[Finding]]:
     return value, []
 
 
-# Warning rules and the producer obligation (SPEC 4.1) each one shows broken; every error is 4.1.1's.
+def _shown_by(kind: str) -> str:
+    return str(next(o["id"] for o in _OBLIGATIONS if o.get("shown_by") == kind))
+
+
+# What shows each producer obligation (SPEC 4.1) broken, as the model states it (``obligations``, ``shown_by``):
+# any error, an error on a null where the field allows none, or the warning rules each obligation lists.
+_OBLIGATIONS = contract_model(LATEST_VERSION).obligations
+ERROR_OBLIGATION = _shown_by("error")
+NULL_ERROR_OBLIGATION = _shown_by("null-error")
 WARNING_OBLIGATIONS: dict[str, str] = {
-    "legacy-mask-only": "producer-legacy-mirror",
-    "legacy-mask-divergent": "producer-legacy-mirror",
-    "failure-kind-unregistered": "producer-registered-kinds",
-    "failure-kind-deprecated": "producer-registered-kinds",
+    rule: o["id"] for o in _OBLIGATIONS if isinstance(o.get("shown_by"), list) for rule in o["shown_by"]
 }
 
 
 def finding_obligation(finding: Finding, document: Any = None) -> str:
     """The producer obligation a finding shows broken (``producer-no-null`` for a null where none is allowed)."""
     if finding.severity is Severity.ERROR:
-        if _is_null_at(document, finding.pointer):
-            return "producer-no-null"
-        return "producer-valid"
-    return WARNING_OBLIGATIONS.get(finding.rule, "producer-registered-kinds")
+        return NULL_ERROR_OBLIGATION if _is_null_at(document, finding.pointer) else ERROR_OBLIGATION
+    return WARNING_OBLIGATIONS[finding.rule]
 
 
 def _is_null_at(document: Any, pointer: str | None) -> bool:
     if not pointer or not isinstance(document, dict):
         return False
     value: Any = document
-    for token in pointer.lstrip("/").split("/"):
-        key = token.replace("~1", "/").replace("~0", "~")
+    for key in pointer_path(pointer):
         if isinstance(value, dict) and key in value:
             value = value[key]
         elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
@@ -176,12 +184,12 @@ def check_producer(
         if not vector.valid:
             rules = ", ".join(sorted({f.rule for f in validate(vector.document, version, profile).errors}))
             detail = f"accepts a document the contract rejects ({rules}): {short(vector.document, 100)}"
-            report.record("producer-valid", vector, detail)
+            report.record(ERROR_OBLIGATION, vector, detail)
             continue
         try:
             emitted = json.loads(instance.model_dump_json(by_alias=True))
         except Exception as error:  # e.g. a NaN the model let in and cannot serialize
-            report.record("producer-valid", vector, f"cannot serialize: {error}")
+            report.record(ERROR_OBLIGATION, vector, f"cannot serialize: {error}")
             continue
         for found in validate(emitted, version, profile).errors:
             obligation = finding_obligation(found, emitted)

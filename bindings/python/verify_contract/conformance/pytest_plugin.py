@@ -39,7 +39,7 @@ import pytest
 from verify_contract.conformance.consumer import InvalidPolicy, Reads, Takes, check_consumer
 from verify_contract.conformance.producer import ConformanceError, check_producer
 from verify_contract.conformance.producer import assert_conforms as _assert_conforms
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
+from verify_contract.contract import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_profile, check_version
 from verify_contract.vectors import Vector, load_vectors
 
 MARKER = "verify_contract"

@@ -7,14 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Literal, get_args
 
+from verify_contract.contract._document import version_key
+
 Stability = Literal["development", "stable"]
 DeprecationReason = Literal["renamed", "obsoleted"]
 STABILITIES: tuple[str, ...] = get_args(Stability)
 DEPRECATION_REASONS: tuple[str, ...] = get_args(DeprecationReason)
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
 
 
 @dataclass(frozen=True)
@@ -36,7 +34,7 @@ class FailureKindInfo:
 
     def deprecated_at(self, version: str) -> bool:
         """Deprecated at contract ``version`` (at or after the version that deprecated it)."""
-        return self.deprecated is not None and _version_key(self.deprecated.since) <= _version_key(version)
+        return self.deprecated is not None and version_key(self.deprecated.since) <= version_key(version)
 
 
 ENTRY_KEYS = frozenset(field.name for field in fields(FailureKindInfo))

@@ -2,7 +2,8 @@
 
 Everything that knows the contract's shape reads it from here: fields (where they live, JSON types,
 constraints, the rule each violation maps to), profiles and their required members, the semantic roles
-of fields, the failure-kind grammar and registered kinds, the rule catalogue and the I-JSON limits.
+of fields, the failure-kind grammar and registered kinds, the rule catalogue (the budget's rules too), the
+I-JSON limits, the SPEC's obligations and the rollout keys the failure budget reads.
 docs/resolved-model.md documents the format; ``python -m generators`` writes it from schema/.
 """
 
@@ -16,33 +17,9 @@ from verify_contract.records import FrozenRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
     from typing import Any
 
 MODEL_FORMAT = "verify-contract-model/1"
-
-MASK_ROLES = ("mask", "legacy_mask")
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    """``1.10.0`` -> ``(1, 10, 0)``: contract versions in release order."""
-    return tuple(int(part) for part in version.split("."))
-
-
-"""The SPEC roles the effective mask is read at (SPEC 4.2), in the order they are read."""
-
-
-def mask_locations(roles_by_version: Iterable[Mapping[str, str]]) -> dict[str, str]:
-    """Where the effective mask is read (mask role -> JSON pointer), from each version's roles, oldest first.
-
-    The one resolver every reader of the mask uses (the Python runtime, the pre-check's table, each
-    binding's generated mask paths, ``verify-contract generate``): a mask role is read where the newest
-    version that declares it puts it, so every 1.x document is read at every location some version gave
-    the mask (SPEC 4.2), whichever version the document follows."""
-    found: dict[str, str] = {}
-    for roles in roles_by_version:
-        found.update({role: pointer for role, pointer in roles.items() if role in MASK_ROLES})
-    return {role: found[role] for role in MASK_ROLES if role in found}
 
 
 class RuleChoice(FrozenRecord):
@@ -174,6 +151,19 @@ class ProfileFacts(FrozenRecord):
         self._freeze(name, definition, required, nested_required)
 
 
+class RolloutKeys(FrozenRecord):
+    """The members NeMo Gym's collector writes beside a response that the failure budget reads (SPEC 11.1):
+    a rollout's ``identity`` across attempts (task index, rollout index) and a failures-file row's
+    ``failure_class``."""
+
+    __slots__ = ("identity", "failure_class")  # noqa: RUF023 (the constructor's order: repr and pickling use it)
+    identity: tuple[str, ...]
+    failure_class: str
+
+    def __init__(self, identity: tuple[str, ...], failure_class: str) -> None:
+        self._freeze(identity, failure_class)
+
+
 class ResolvedModel(FrozenRecord):
     """The resolved model of one contract version; ``raw`` is the model as JSON data (what templates
     render from). Hashed by version and source hash."""
@@ -188,6 +178,9 @@ class ResolvedModel(FrozenRecord):
         "roles",
         "failure_kinds",
         "rules",
+        "budget_rules",
+        "rollout_keys",
+        "obligations",
         "definitions",
         "document_type_rules",
         "document_invalid_rules",
@@ -202,6 +195,9 @@ class ResolvedModel(FrozenRecord):
     roles: dict[str, str]
     failure_kinds: dict[str, Any] | None
     rules: tuple[dict[str, Any], ...]
+    budget_rules: tuple[dict[str, Any], ...]
+    rollout_keys: RolloutKeys
+    obligations: tuple[dict[str, Any], ...]
     definitions: dict[str, Any]
     document_type_rules: tuple[RuleChoice, ...]
     document_invalid_rules: tuple[RuleChoice, ...]
@@ -218,6 +214,9 @@ class ResolvedModel(FrozenRecord):
         roles: dict[str, str],
         failure_kinds: dict[str, Any] | None,
         rules: tuple[dict[str, Any], ...],
+        budget_rules: tuple[dict[str, Any], ...],
+        rollout_keys: RolloutKeys,
+        obligations: tuple[dict[str, Any], ...],
         definitions: dict[str, Any],
         document_type_rules: tuple[RuleChoice, ...],
         document_invalid_rules: tuple[RuleChoice, ...],
@@ -233,6 +232,9 @@ class ResolvedModel(FrozenRecord):
             roles,
             failure_kinds,
             rules,
+            budget_rules,
+            rollout_keys,
+            obligations,
             definitions,
             document_type_rules,
             document_invalid_rules,
@@ -315,6 +317,9 @@ def model_from_data(data: dict[str, Any]) -> ResolvedModel:
         roles=dict(data["roles"]),
         failure_kinds=data["failure_kinds"],
         rules=tuple(data["rules"]),
+        budget_rules=tuple(data["budget_rules"]),
+        rollout_keys=RolloutKeys(tuple(data["rollout_keys"]["identity"]), data["rollout_keys"]["failure_class"]),
+        obligations=tuple(data["obligations"]),
         definitions=data["definitions"],
         document_type_rules=_choices(data["document_rules"]["type"]),
         document_invalid_rules=_choices(data["document_rules"]["invalid"]),

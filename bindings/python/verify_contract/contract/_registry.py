@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import yaml
 
+from verify_contract.contract._document import version_key
 from verify_contract.contract._failure_kind_info import (
     DEPRECATION_REASONS,
     ENTRY_KEYS,
@@ -24,7 +25,6 @@ from verify_contract.contract._failure_kind_info import (
     FailureKindInfo,
     Stability,
 )
-from verify_contract.contract._versions import version_key
 from verify_contract.findings import Finding, Severity
 
 FILE_FORMAT = "failure-kind-registry/1"

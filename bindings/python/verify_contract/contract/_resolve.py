@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import regress
+
+from verify_contract.contract._document import json_pointer, version_key
 
 MODEL_FORMAT = "verify-contract-model/1"
 JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
@@ -54,10 +56,6 @@ def content_hash(sources: Mapping[str, Any]) -> str:
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + _canonical(sources[name]) + b"\0")
     return "sha256:" + digest.hexdigest()
-
-
-def _pointer(path: Iterable[str]) -> str:
-    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
 
 
 class _Resolver:
@@ -220,7 +218,7 @@ def _fields(bundle: Mapping[str, Any], profiles: Mapping[str, Any]) -> tuple[dic
     def walk(schema: Mapping[str, Any], path: list[str], profile: str, required_here: list[str]) -> None:
         value = resolver.value_schema(schema)
         flat = value["flat"]
-        pointer = _pointer(path)
+        pointer = json_pointer(path)
         if path:
             field = fields.get(pointer)
             if field is None:
@@ -228,7 +226,7 @@ def _fields(bundle: Mapping[str, Any], profiles: Mapping[str, Any]) -> tuple[dic
                     "pointer": pointer,
                     "path": list(path),
                     "name": path[-1],
-                    "parent": _pointer(path[:-1]),
+                    "parent": json_pointer(path[:-1]),
                     "types": value["types"],
                     "nullable": "null" in value["types"],
                     "constraints": value["constraints"],
@@ -279,7 +277,7 @@ def _collect_required(
 ) -> None:
     sub, _ = resolver.flatten(schema)
     if sub.get("required"):
-        into[_pointer(path)] = sorted(sub["required"])
+        into[json_pointer(path)] = sorted(sub["required"])
     for member, member_schema in sub.get("properties", {}).items():
         _collect_required(resolver, member_schema, [*path, member], into)
 
@@ -333,8 +331,8 @@ def resolve_model(
             "invalid": _rule_for(rules, pointer, "invalid"),
         }
     roles = {role: pointer for role, pointer in facts["roles"].items() if pointer in fields}
-    key = _version_key(version)
-    known = [k for k in kinds if _version_key(k["added_in"]) <= key]
+    key = version_key(version)
+    known = [k for k in kinds if version_key(k["added_in"]) <= key]
     definitions = _definitions(bundles[version])
     kind_facts = facts["failure_kind"]
     grammar_def = definitions.get(kind_facts["name_definition"])
@@ -357,7 +355,7 @@ def resolve_model(
                             for key_ in ("in", "reason", "renamed_to")
                             if key_ in k["deprecated"]
                         }
-                        if k.get("deprecated") and _version_key(k["deprecated"]["in"]) <= key
+                        if k.get("deprecated") and version_key(k["deprecated"]["in"]) <= key
                         else None
                     ),
                 }
@@ -378,9 +376,46 @@ def resolve_model(
         "rules": [
             {k: rule[k] for k in ("id", "severity", "summary", "scope", "role", "where") if k in rule} for rule in rules
         ],
+        "budget_rules": [{"id": rule["id"], "summary": rule["summary"]} for rule in facts["budget_rules"]],
+        "rollout_keys": {
+            "identity": list(facts["rollout_keys"]["identity"]),
+            "failure_class": facts["rollout_keys"]["failure_class"],
+        },
+        "obligations": _obligations(facts),
         "definitions": definitions,
     }
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
+OBLIGATION_KEYS = ("id", "role", "section", "level", "text", "checked", "shown_by")
+SHOWN_BY_FINDINGS = ("error", "null-error")
+
+
+def _obligations(facts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """SPEC 4.1's and 4.2's obligations, checked against the rules: a producer obligation is shown broken by
+    any error, by an error on a null, or by named warning rules, and every warning rule shows exactly one."""
+    rules = {rule["id"]: rule for rule in facts["rules"]}
+    ids = [*rules, *(rule["id"] for rule in facts["budget_rules"])]
+    if len(set(ids)) != len(ids):
+        raise ResolveError(f"rule ids repeated: {sorted({i for i in ids if ids.count(i) > 1})}")
+    out: list[dict[str, Any]] = []
+    shown: dict[str, str] = {}
+    for entry in facts["obligations"]:
+        obligation = {"checked": True, **{k: entry[k] for k in OBLIGATION_KEYS if k in entry}}
+        shown_by = obligation.get("shown_by")
+        if shown_by is not None and obligation["role"] != "producer":
+            raise ResolveError(f"obligation {obligation['id']}: only a producer obligation is shown by findings")
+        if isinstance(shown_by, list):
+            for rule in shown_by:
+                if rules.get(rule, {}).get("severity") != "warning" or rule in shown:
+                    raise ResolveError(f"obligation {obligation['id']}: {rule!r} is no warning rule, or is shown twice")
+                shown[rule] = obligation["id"]
+        elif shown_by is not None and shown_by not in SHOWN_BY_FINDINGS:
+            raise ResolveError(f"obligation {obligation['id']}: shown_by {shown_by!r} is not a list of rules")
+        out.append(obligation)
+    for kind in SHOWN_BY_FINDINGS:
+        if sum(o.get("shown_by") == kind for o in out) != 1:
+            raise ResolveError(f"exactly one obligation must be shown by {kind!r}")
+    unshown = [rule for rule, facts_ in rules.items() if facts_["severity"] == "warning" and rule not in shown]
+    if unshown:
+        raise ResolveError(f"warning rules that show no producer obligation broken: {unshown}")
+    return out

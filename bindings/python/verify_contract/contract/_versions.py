@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verify_contract.contract._model import contract_model, version_key
+from verify_contract.contract._model import contract_model
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 
 Profile = str
@@ -24,7 +24,6 @@ __all__ = [
     "Profile",
     "check_profile",
     "check_version",
-    "version_key",
 ]
 
 

@@ -15,11 +15,9 @@ from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
-from verify_contract.contract._versions import PROFILE_DEFINITIONS, Profile, version_key
+from verify_contract.contract import PROFILE_DEFINITIONS, Profile, json_pointer, version_key
 from verify_contract.diff.sides import VERIFY_RESPONSE_FILE, Side
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._schema_messages import schema_error_message
-from verify_contract.reference._validation import ContractValidator
+from verify_contract.reference import ContractValidator, parse_json, schema_error_message
 from verify_contract.vectors import Vector, load_vectors, vectors_dir
 
 BASE = "https://verify-contract-diff.invalid"
@@ -124,7 +122,7 @@ def _first_error(validator: Validator, document: Any) -> str | None:
         return f"schema cannot be applied: {failure}"
     if error is None:
         return None
-    where = "/" + "/".join(str(part) for part in error.absolute_path)
+    where = json_pointer(error.absolute_path) or "/"  # the whole document: shown as "/", not as nothing
     return f"{where}: {schema_error_message(error.validator, error.validator_value, error.instance)}"
 
 

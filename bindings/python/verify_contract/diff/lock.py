@@ -18,8 +18,7 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from verify_contract.contract._registry import parse_registry
-from verify_contract.contract._versions import version_key
+from verify_contract.contract import parse_registry, version_key
 from verify_contract.diff.sides import REGISTRY_PATH, SEMVER, VERSIONS
 from verify_contract.findings import Finding, Severity
 

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from verify_contract.contract import json_pointer, pointer_path
 from verify_contract.diff.patterns import accepts_every_string
 
 Path = tuple[str | int, ...]
@@ -160,10 +161,13 @@ class Resolver:
         file = name or current_file
         document = self.documents.get(file)
         path: list[str | int] = []
-        for token in [t for t in fragment.split("/") if t]:
+        try:
+            keys = pointer_path(fragment)
+        except ValueError:  # a plain-name fragment (an anchor), not a JSON Pointer
+            return None
+        for key in keys:
             if not isinstance(document, dict):
                 return None
-            key = token.replace("~1", "/").replace("~0", "~")
             if key not in document:
                 return None
             document = document[key]
@@ -186,7 +190,7 @@ class Resolver:
                     continue
                 ref = node.get("$ref")
                 if isinstance(ref, str) and self.locate(ref, file) is None:
-                    pointer = "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
+                    pointer = json_pointer(path)
                     found.append((file, pointer, ref))
                 stack.extend((value, (*path, key)) for key, value in reversed(node.items()) if key not in DATA_KEYWORDS)
         return found

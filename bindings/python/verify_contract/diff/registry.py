@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verify_contract.contract._registry import FILE, Kind, RegistryData, rename_problem
-from verify_contract.contract._versions import version_key
+from verify_contract.contract import REGISTRY_FILE as FILE
+from verify_contract.contract import Kind, RegistryData, rename_problem, version_key
 
 Emit = Callable[[str, str, str, str], None]
 """``emit(rule id, file, JSON pointer, message)``."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify_contract.contract._versions import version_key
+from verify_contract.contract import version_key
 from verify_contract.diff.corpus import CorpusEffect
 from verify_contract.diff.rules import RULES, Break, Bump, direction_label, verdict
 from verify_contract.findings import Finding, Severity

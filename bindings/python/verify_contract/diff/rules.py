@@ -197,7 +197,7 @@ _RULES = (
         "An explicit `additionalProperties: true` was removed from an object that stays open.",
         "Spelling only: validation is unchanged (absent means open), and the bindings are generated from the "
         "resolved model, where both spellings are open, so every binding keeps unknown keys as before (checked "
-        "against the generator: tests/test_diff_bindings_effect.py).",
+        "against the generator: tests/diff/test_diff_bindings_effect.py).",
         "InstanceConfig loses `additionalProperties: true`.",
     ),
     _r(
@@ -206,7 +206,7 @@ _RULES = (
         set(),
         Bump.PATCH,
         "An open object gained an explicit `additionalProperties: true`.",
-        "Spelling only: validation and the generated bindings are unchanged (tests/test_diff_bindings_effect.py).",
+        "Spelling only: validation and the generated bindings are unchanged (tests/diff/test_diff_bindings_effect.py).",
         "A definition without `additionalProperties` gets `additionalProperties: true`.",
     ),
     # --- types and values -----------------------------------------------------------------------
@@ -388,7 +388,7 @@ _RULES = (
         "An existing optional property gained a `default`.",
         "Absence gets a documented meaning. Reviewers check that it matches what old producers meant by omitting it. "
         "The generated field now reads as the default instead of MISSING when absent (checked against the "
-        "generator: tests/test_diff_bindings_effect.py).",
+        "generator: tests/diff/test_diff_bindings_effect.py).",
         "`failure_reason` gains `default: null`.",
     ),
     _r(
@@ -565,7 +565,7 @@ _RULES = (
         Bump.PATCH,
         "An `x-` extension keyword was added, removed or changed.",
         "Extension keywords are annotations: no validator applies them and the contract's generators do not read "
-        "them (checked: tests/test_diff_bindings_effect.py).",
+        "them (checked: tests/diff/test_diff_bindings_effect.py).",
         "`reward` gains `x-unit: points`.",
     ),
     _r(

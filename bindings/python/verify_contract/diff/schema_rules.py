@@ -18,6 +18,7 @@ from typing import Any
 
 import regress
 
+from verify_contract.contract import json_pointer
 from verify_contract.diff.normalise import (
     ANY,
     DOC_KEYS,
@@ -31,8 +32,7 @@ from verify_contract.diff.normalise import (
     json_key,
 )
 from verify_contract.diff.patterns import Inclusion, compare_patterns
-from verify_contract.findings import json_pointer
-from verify_contract.reference._jsonio import json_equal
+from verify_contract.reference import json_equal
 
 Emit = Callable[[str, str, str, str], None]
 """``emit(rule id, file, JSON pointer, message)``."""

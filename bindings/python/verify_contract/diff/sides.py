@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from verify_contract.contract._registry import RegistryData, parse_registry
-from verify_contract.contract._versions import version_key
+from verify_contract.contract import RegistryData, parse_registry, version_key
 from verify_contract.vectors import SCHEMA_FILE as VECTORS_SCHEMA_FILE
 from verify_contract.vectors import Vector, parse_vector_files
 

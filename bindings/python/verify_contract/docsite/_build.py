@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from verify_contract.contract._model import mask_locations
+from verify_contract.contract import mask_locations
 from verify_contract.docsite import _content as content
 from verify_contract.docsite._errors import SiteError
 from verify_contract.docsite._spec import render_spec, section_anchor, spec_section_titles
@@ -213,7 +213,9 @@ def pages(site: content.SiteContent, spec: str) -> list[Page]:
                 f"Contract {v.version}: fields",
                 {
                     "entry": v,
-                    "mask": mask_locations(m.model.roles for m in site.versions[: site.versions.index(v) + 1]),
+                    "mask_locations": mask_locations(
+                        m.model.roles for m in site.versions[: site.versions.index(v) + 1]
+                    ),
                 },
             )
             for v in site.versions
@@ -224,7 +226,7 @@ def pages(site: content.SiteContent, spec: str) -> list[Page]:
             "profiles/index.html",
             "profiles.html.j2",
             "Profiles and the effective mask",
-            {"mask": mask_locations(v.model.roles for v in site.versions)},
+            {"mask_locations": mask_locations(v.model.roles for v in site.versions)},
         ),
         Page("obligations/index.html", "obligations.html.j2", "Producer and consumer obligations", {}),
         Page("changes/index.html", "changes.html.j2", "Changes between versions", {}),

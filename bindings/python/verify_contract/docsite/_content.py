@@ -9,13 +9,12 @@ import io
 import itertools
 import json
 import re
-from collections.abc import Iterable
 from contextlib import redirect_stdout, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify_contract.contract._model import MASK_ROLES, Field, ResolvedModel, contract_model, version_key
+from verify_contract.contract import ABSENT, MASK_ROLES, Field, ResolvedModel, contract_model, value_at, version_key
 from verify_contract.generated import CONTRACT_VERSIONS, LATEST_VERSION
 from verify_contract.vectors import Vector, load_vectors
 
@@ -101,14 +100,6 @@ def models() -> list[ResolvedModel]:
     return [contract_model(v) for v in sorted(CONTRACT_VERSIONS, key=version_key)]
 
 
-def _value_at(document: Any, path: Iterable[str]) -> tuple[bool, Any]:
-    for part in path:
-        if not isinstance(document, dict) or part not in document:
-            return False, None
-        document = document[part]
-    return True, document
-
-
 def _one_line(vector: Vector) -> bool:
     return "\n" not in vector.text and "\r" not in vector.text
 
@@ -132,7 +123,10 @@ def _examples(model: ResolvedModel, member: Field, vectors: list[Vector]) -> dic
         (
             v
             for v in ordered
-            if v.valid and v.has_instance and v.profile in member.profiles and _value_at(v.instance, member.path)[0]
+            if v.valid
+            and v.has_instance
+            and v.profile in member.profiles
+            and value_at(v.instance, member.path) is not ABSENT
         ),
         None,
     )
@@ -216,7 +210,7 @@ def check_line(vector: Vector, rule_id: str) -> str | None:
     """The line ``verify-contract check`` prints for the vector's finding of ``rule_id``: the real check, run on
     the vector's text as a one-line JSONL input named after the vector."""
     from verify_contract.check import CheckOptions, check_bytes
-    from verify_contract.cli._check_output import format_text
+    from verify_contract.cli import format_text
 
     options = CheckOptions(vector.contract_version, vector.profile)
     report = check_bytes(vector.text.encode("utf-8") + b"\n", options, name=f"{vector.id}.jsonl")
@@ -329,7 +323,7 @@ def help_texts() -> dict[str, str]:
     """``verify-contract --help`` and each command's, as the command line prints them."""
     import os
 
-    from verify_contract.cli._main import COMMAND_MODULES, build_parser
+    from verify_contract.cli import COMMAND_MODULES, build_parser
 
     saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(HELP_COLUMNS)

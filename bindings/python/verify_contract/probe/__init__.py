@@ -13,27 +13,102 @@ extra); ``probe_app`` drives the app itself and needs no HTTP client.
 
 from __future__ import annotations
 
-import importlib
+from verify_contract._lazy import lazy_exports
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
 if TYPE_CHECKING:
-    from typing import Any
-
-    from verify_contract.probe._checks import CHECK_IDS, CHECKS, DEFAULT_CHECKS, Check, judge_reply
+    from verify_contract.probe._checks import (
+        CHECK_IDS,
+        CHECKS,
+        DEFAULT_CHECKS,
+        MAX_REPLY_BYTES,
+        Check,
+        Reply,
+        breaking,
+        judge_reply,
+        problem_details,
+        runnable_checks,
+        wire_profile,
+    )
+    from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED, SECRET_NAMES, Redactor
     from verify_contract.probe._report import FORMATS, format_report, report_data
-    from verify_contract.probe._requests import Case, CaseError, CaseFile, file_cases, replay_cases
+    from verify_contract.probe._requests import (
+        DEFAULT_CONCURRENCY,
+        DEFAULT_LISTED,
+        DEFAULT_MAX_REQUESTS,
+        DEFAULT_SEED,
+        DEFAULT_TIMEOUT,
+        Case,
+        CaseError,
+        CaseFile,
+        file_cases,
+        replay_cases,
+    )
     from verify_contract.probe._runner import ProbeReport, Settings, probe, probe_app, probe_app_async, probe_with
+
+# Imported on first use (PEP 562): the checks and the redaction (which the ASGI middleware uses) stay light;
+# only ``probe`` (its network transport) imports aiohttp.
+_HOME = {
+    **dict.fromkeys(
+        (
+            "CHECK_IDS",
+            "CHECKS",
+            "DEFAULT_CHECKS",
+            "MAX_REPLY_BYTES",
+            "Check",
+            "Reply",
+            "breaking",
+            "judge_reply",
+            "problem_details",
+            "runnable_checks",
+            "wire_profile",
+        ),
+        "_checks",
+    ),
+    **dict.fromkeys(("MIN_SECRET_LENGTH", "REDACTED", "SECRET_NAMES", "Redactor"), "_redact"),
+    **dict.fromkeys(("FORMATS", "format_report", "report_data"), "_report"),
+    **dict.fromkeys(
+        (
+            "DEFAULT_CONCURRENCY",
+            "DEFAULT_LISTED",
+            "DEFAULT_MAX_REQUESTS",
+            "DEFAULT_SEED",
+            "DEFAULT_TIMEOUT",
+            "Case",
+            "CaseError",
+            "CaseFile",
+            "file_cases",
+            "replay_cases",
+        ),
+        "_requests",
+    ),
+    **dict.fromkeys(("ProbeReport", "Settings", "probe", "probe_app", "probe_app_async", "probe_with"), "_runner"),
+}
+__getattr__ = lazy_exports(__name__, _HOME)
+
 __all__ = [
     "CHECKS",
     "CHECK_IDS",
     "DEFAULT_CHECKS",
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_LISTED",
+    "DEFAULT_MAX_REQUESTS",
+    "DEFAULT_SEED",
+    "DEFAULT_TIMEOUT",
     "FORMATS",
+    "MAX_REPLY_BYTES",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "SECRET_NAMES",
     "Case",
     "CaseError",
     "CaseFile",
     "Check",
     "ProbeReport",
+    "Redactor",
+    "Reply",
     "Settings",
+    "breaking",
     "file_cases",
     "format_report",
     "judge_reply",
@@ -41,24 +116,9 @@ __all__ = [
     "probe_app",
     "probe_app_async",
     "probe_with",
+    "problem_details",
     "replay_cases",
     "report_data",
+    "runnable_checks",
+    "wire_profile",
 ]
-
-# Imported on first use (PEP 562): the checks (which the ASGI middleware uses) stay light; only ``probe`` (its
-# network transport) imports aiohttp.
-_SOURCES = {
-    **dict.fromkeys(("CHECK_IDS", "CHECKS", "DEFAULT_CHECKS", "Check", "judge_reply"), "_checks"),
-    **dict.fromkeys(("FORMATS", "format_report", "report_data"), "_report"),
-    **dict.fromkeys(("Case", "CaseError", "CaseFile", "file_cases", "replay_cases"), "_requests"),
-    **dict.fromkeys(("ProbeReport", "Settings", "probe", "probe_app", "probe_app_async", "probe_with"), "_runner"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
-    globals()[name] = value
-    return value

@@ -14,17 +14,24 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from verify_contract.contract._model import ResolvedModel, contract_model
-from verify_contract.contract._resolved import resolve_contract
-from verify_contract.contract._versions import Profile
+from verify_contract.contract import (
+    ABSENT,
+    MaskTypeError,
+    Profile,
+    ResolvedModel,
+    cap,
+    contract_model,
+    effective_mask,
+    resolve_contract,
+    value_at,
+)
 from verify_contract.findings import Finding, Severity
-from verify_contract.reference._jsonio import parse_json
-from verify_contract.reference._semantic import ABSENT, deprecations, ecma_search, registered_kinds, value_at
-from verify_contract.reference._validation import validate
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_LEGACY_MASK, ROLE_MASK, ROLE_REWARD
+from verify_contract.reference import deprecations, ecma_search, parse_json, registered_kinds, validate
 
 MESSAGE_CAP = 200
-"""No message the probe or the middleware writes is longer: a reply's values (a failure reason, an echoed
-request) may be long or private, so they are quoted only in part."""
+"""No message the probe or the middleware writes is longer (SPEC 4.4; ``contract.cap`` cuts it): a reply's
+values (a failure reason, an echoed request) may be long or private, so they are quoted only in part."""
 
 
 @dataclass(frozen=True)
@@ -65,19 +72,19 @@ CHECKS: tuple[Check, ...] = (
         "probe-failure-kind",
         "the failure kind is well formed and registered or namespaced, not deprecated",
         True,
-        role="failure_kind",
+        role=ROLE_FAILURE_KIND,
     ),
     Check(
         "probe-mask-agree",
         "the legacy mask, when written, is mirrored by the top-level mask (SPEC 4.1.5)",
         True,
-        role="legacy_mask",
+        role=ROLE_LEGACY_MASK,
     ),
     Check(
         "probe-reward-finite",
         "the reward is a finite number (not null, NaN, Infinity or an overflow)",
         True,
-        role="reward",
+        role=ROLE_REWARD,
     ),
     Check("probe-determinism", "the same request twice gives the same reward and mask (opt-in)", False),
     Check("probe-latency", "the reply comes within --max-latency seconds (opt-in: set --max-latency)", False),
@@ -90,13 +97,6 @@ _TRANSIENT_STATUSES = frozenset({408, 429})
 """4xx statuses that speak of the server's state (a request timeout, too many requests), not of the request."""
 CHECK_CONTEXT = "check"
 """The context key naming the check that found a finding (a ``probe-contract`` finding's rule is the contract's)."""
-
-
-def cap(text: str, limit: int = MESSAGE_CAP) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
 def wire_profile(version: str) -> Profile:
@@ -123,7 +123,7 @@ def reply_fields(version: str) -> tuple[str, ...]:
 
 
 def _finding(check: str, severity: Severity, message: str, pointer: str = "", **context: Any) -> Finding:
-    return Finding(check, severity, cap(message), pointer, context={CHECK_CONTEXT: check, **context})
+    return Finding(check, severity, cap(message, MESSAGE_CAP), pointer, context={CHECK_CONTEXT: check, **context})
 
 
 def _lenient_document(body: bytes) -> Any:
@@ -246,25 +246,26 @@ def judge_reply(
             judged_contract = validate(document, version, profile).findings
         context = {CHECK_CONTEXT: "probe-contract"}
         contract_findings = [
-            Finding(item.rule, item.severity, cap(item.message), item.pointer, context=context)
+            Finding(item.rule, item.severity, cap(item.message, MESSAGE_CAP), item.pointer, context=context)
             for item in judged_contract
         ]
     model = contract_model(version)
-    roles = {name: model.role(name) for name in ("reward", "mask", "legacy_mask", "failure_kind")}
+    roles = {name: model.role(name) for name in (ROLE_REWARD, ROLE_MASK, ROLE_LEGACY_MASK, ROLE_FAILURE_KIND)}
     values = {
         name: (value_at(document, field.path) if field is not None and isinstance(document, dict) else ABSENT)
         for name, field in roles.items()
     }
     own: list[Finding] = []
-    if "probe-reward-finite" in selected and isinstance(document, dict) and roles["reward"] is not None:
-        own.extend(_reward_findings(values["reward"], roles["reward"].pointer, parsed.ok))
+    reward_field, mask_field, legacy_field = roles[ROLE_REWARD], roles[ROLE_MASK], roles[ROLE_LEGACY_MASK]
+    if "probe-reward-finite" in selected and isinstance(document, dict) and reward_field is not None:
+        own.extend(_reward_findings(values[ROLE_REWARD], reward_field.pointer, parsed.ok))
     if "probe-failure-kind" in selected:
-        own.extend(_kind_findings(values["failure_kind"], model))
-    if "probe-mask-agree" in selected and roles["mask"] is not None and roles["legacy_mask"] is not None:
-        own.extend(_mask_findings(values["mask"], values["legacy_mask"], roles["mask"].name))
+        own.extend(_kind_findings(values[ROLE_FAILURE_KIND], model))
+    if "probe-mask-agree" in selected and mask_field is not None and legacy_field is not None:
+        own.extend(_mask_findings(values[ROLE_MASK], values[ROLE_LEGACY_MASK], mask_field.name))
     found.extend(fold_repeats(contract_findings, own, model, strict=parsed.ok))
-    mask = _effective(values["mask"], values["legacy_mask"])
-    return Judged(tuple(found), document, values["reward"], mask, values["failure_kind"])
+    mask = _effective(document)
+    return Judged(tuple(found), document, values[ROLE_REWARD], mask, values[ROLE_FAILURE_KIND])
 
 
 READ_CONTEXT, LENIENT_READ = "read", "lenient"
@@ -324,12 +325,12 @@ def _proved_clean(body: bytes, version: str, profile: Profile) -> bool:
     registered and not deprecated, or namespaced, and no legacy mask without its mirror."""
     if b"\n" in body or not body:
         return False
-    from verify_contract.check import _fastpath as fastpath
+    from verify_contract.check import CLEAN_STATUSES, precheck_available, precheck_scan
 
-    if not fastpath.available():
+    if not precheck_available():
         return False
-    statuses, _ = fastpath.scan(body, resolve_contract(version, profile))
-    return len(statuses) == 1 and statuses[0] in fastpath.CLEAN_STATUSES
+    statuses, _ = precheck_scan(body, resolve_contract(version, profile))
+    return len(statuses) == 1 and statuses[0] in CLEAN_STATUSES
 
 
 def _reward_findings(reward: Any, pointer: str, strict: bool) -> list[Finding]:
@@ -361,7 +362,7 @@ def _overflows(number: int) -> bool:
 
 def _kind_findings(kind: Any, model: ResolvedModel) -> list[Finding]:
     kinds = model.failure_kinds
-    field = model.role("failure_kind")
+    field = model.role(ROLE_FAILURE_KIND)
     if kind is ABSENT or kind is None or kinds is None or field is None:
         return []
     where = field.pointer
@@ -397,12 +398,14 @@ def _mask_findings(mask: Any, legacy: Any, mask_name: str) -> list[Finding]:
     return []
 
 
-def _effective(mask: Any, legacy: Any) -> bool | None:
-    """The effective mask (either location true), or None when a location holds a non-boolean."""
-    flags = [value for value in (mask, legacy) if value is not ABSENT]
-    if not all(isinstance(flag, bool) for flag in flags):
+def _effective(document: Any) -> bool | None:
+    """The effective mask (false for a reply that is no object), or None when a mask holds a non-boolean."""
+    if not isinstance(document, dict):
+        return False
+    try:
+        return effective_mask(document)
+    except MaskTypeError:
         return None
-    return any(flags)
 
 
 def compare_replies(first: Judged, second: Judged, pointer: str = "") -> list[Finding]:

@@ -10,7 +10,7 @@ from types import TracebackType
 
 import aiohttp
 
-from verify_contract.probe._checks import cap
+from verify_contract.contract import cap
 from verify_contract.probe._transport import BrokenReply, CannotConnect, DroppedBeforeReply, TransportError
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from verify_contract._counted import counted
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import REQUEST_CHECKS, breaking, check_of
+from verify_contract.probe._requests import DEFAULT_LISTED
 from verify_contract.probe._runner import ProbeReport
 
 FORMATS = ("text", "json", "junit")
@@ -78,7 +79,7 @@ def verdict(report: ProbeReport) -> str:
     return "ok"
 
 
-def format_text(report: ProbeReport, max_findings: int = 100) -> str:
+def format_text(report: ProbeReport, max_findings: int = DEFAULT_LISTED) -> str:
     groups = grouped(report)
     lines = [_group_line(group) for group in groups[:max_findings]]
     if len(groups) > max_findings:
@@ -174,7 +175,7 @@ def format_junit(report: ProbeReport) -> str:
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def format_report(report: ProbeReport, output_format: str, max_findings: int = 100) -> str:
+def format_report(report: ProbeReport, output_format: str, max_findings: int = DEFAULT_LISTED) -> str:
     if output_format == "json":
         return format_json(report)
     if output_format == "junit":

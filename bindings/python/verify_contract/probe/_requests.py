@@ -18,8 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verify_contract.probe._checks import cap, reply_fields, request_fields
+from verify_contract.contract import cap
+from verify_contract.probe._checks import reply_fields, request_fields
 
+# The probe's defaults, stated once: the library's (``Settings``, ``replay_cases``, ``format_report``) and the
+# command's flags and help read them here, a module light enough for the help.
+DEFAULT_CONCURRENCY = 4
+"""Requests at once, over at most this many kept-alive connections."""
+DEFAULT_TIMEOUT = 30.0
+"""Seconds for a whole request: connecting, sending, resends and reading the whole reply."""
+DEFAULT_SEED = 0
+"""The seed of a replay's random draw (``sample``)."""
+DEFAULT_LISTED = 100
+"""Findings the text report lists (identical ones grouped count as one)."""
 DEFAULT_MAX_REQUESTS = 1000
 """Requests a probe sends at most unless told (--max-requests): traffic is bounded by default."""
 
@@ -67,7 +78,9 @@ class CaseFile:
     request is sent) and, for a sample, drawing the line numbers (reservoir sampling with ``seed``, so
     memory holds the sample's numbers only); iterating reads it again, parsing only the lines sent."""
 
-    def __init__(self, path: Path, parse: Callable[[int, str], Case], sample: int | None = None, seed: int = 0):
+    def __init__(
+        self, path: Path, parse: Callable[[int, str], Case], sample: int | None = None, seed: int = DEFAULT_SEED
+    ):
         self.path = path
         self._parse = parse
         self._sample = sample
@@ -108,7 +121,7 @@ class CaseFile:
                 yield self._parse(number, line)
 
 
-def replay_cases(path: Path, version: str, sample: int | None = None, seed: int = 0) -> CaseFile:
+def replay_cases(path: Path, version: str, sample: int | None = None, seed: int = DEFAULT_SEED) -> CaseFile:
     """The verify requests of a rollout file, in file order; ``sample`` draws that many rows uniformly
     (reservoir sampling with ``seed``, so a large file is read, never held)."""
     answered = set(reply_fields(version))

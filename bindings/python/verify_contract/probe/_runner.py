@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from verify_contract.contract._versions import LATEST_VERSION, Profile
+from verify_contract.contract import ABSENT, LATEST_VERSION, Profile, cap
 from verify_contract.findings import Finding
 from verify_contract.probe._checks import (
     DEFAULT_CHECKS,
@@ -21,7 +21,6 @@ from verify_contract.probe._checks import (
     Judged,
     Reply,
     breaking,
-    cap,
     check_of,
     compare_replies,
     judge_reply,
@@ -29,7 +28,7 @@ from verify_contract.probe._checks import (
     runnable_checks,
 )
 from verify_contract.probe._redact import SECRET_NAMES, Redactor
-from verify_contract.probe._requests import DEFAULT_MAX_REQUESTS, Case
+from verify_contract.probe._requests import DEFAULT_CONCURRENCY, DEFAULT_MAX_REQUESTS, DEFAULT_TIMEOUT, Case
 from verify_contract.probe._transport import (
     Answer,
     BrokenReply,
@@ -38,7 +37,6 @@ from verify_contract.probe._transport import (
     Transport,
     TransportError,
 )
-from verify_contract.reference._semantic import ABSENT
 
 RESENDS = 2
 """Times a request is sent again at most, and only when its connection dropped before any byte of the reply."""
@@ -57,8 +55,8 @@ class Settings:
     """None: the wire profile (gym) of ``version``."""
     checks: tuple[str, ...] = DEFAULT_CHECKS
     max_latency: float | None = None
-    concurrency: int = 4
-    timeout: float = 30.0
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float = DEFAULT_TIMEOUT
     """Seconds for a whole request: connecting, sending, resends and reading the whole reply."""
     max_requests: int = DEFAULT_MAX_REQUESTS
     max_reply_bytes: int = MAX_REPLY_BYTES

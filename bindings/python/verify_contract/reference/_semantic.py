@@ -10,8 +10,19 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from verify_contract.contract._model import Field, ResolvedModel
+from verify_contract.contract import ABSENT, Field, ResolvedModel, value_at
 from verify_contract.findings import Finding, finding
+from verify_contract.generated.contract_names import (
+    ROLE_FAILURE_KIND,
+    ROLE_LEGACY_MASK,
+    ROLE_MASK,
+    ROLE_REWARD,
+    RULE_FAILURE_KIND_DEPRECATED,
+    RULE_FAILURE_KIND_UNREGISTERED,
+    RULE_LEGACY_MASK_DIVERGENT,
+    RULE_LEGACY_MASK_ONLY,
+    RULE_REWARD_NON_FINITE,
+)
 from verify_contract.reference._schema_messages import json_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up); mypy knows the name
@@ -48,25 +59,12 @@ def registered_kinds(model: ResolvedModel) -> frozenset[str]:
     return model.registered_kinds()
 
 
-ABSENT = object()
-"""What ``value_at`` returns where there is no value."""
-
-
-def value_at(document: Any, path: tuple[str, ...]) -> Any:
-    """The value at a member path, or ``_ABSENT`` (also when a container on the way is not an object)."""
-    for part in path:
-        if not isinstance(document, dict) or part not in document:
-            return ABSENT
-        document = document[part]
-    return document
-
-
 def _dotted(field: Field) -> str:
     return ".".join(field.path)
 
 
 # The roles semantic_findings reads. A finite reward changes nothing (check relies on that).
-SEMANTIC_ROLES = ("reward", "failure_kind", "mask", "legacy_mask")
+SEMANTIC_ROLES = (ROLE_REWARD, ROLE_FAILURE_KIND, ROLE_MASK, ROLE_LEGACY_MASK)
 
 
 @cache
@@ -90,7 +88,7 @@ def semantic_findings(document: dict[str, Any], model: ResolvedModel) -> list[Fi
         reward = value_at(document, reward_field.path)
         if isinstance(reward, float) and not math.isfinite(reward):
             where = reward_field.pointer
-            found.append(finding("reward-non-finite", f"{where}: {json_text(reward)} is not a finite number", where))
+            found.append(finding(RULE_REWARD_NON_FINITE, f"{where}: {json_text(reward)} is not a finite number", where))
     if kind_field is not None and kinds is not None:
         kind = value_at(document, kind_field.path)
         where = kind_field.pointer
@@ -99,7 +97,7 @@ def semantic_findings(document: dict[str, Any], model: ResolvedModel) -> list[Fi
             if kind not in registered and _ecma_regex(kinds["grammar"]).find(kind) is not None:
                 found.append(
                     finding(
-                        "failure-kind-unregistered",
+                        RULE_FAILURE_KIND_UNREGISTERED,
                         f"{where}: {json_text(kind)} is not registered at {model.version}; consumers treat it as a "
                         "generic failure (use '<server>:<kind>' for an environment's own kinds)",
                         where,
@@ -110,7 +108,7 @@ def semantic_findings(document: dict[str, Any], model: ResolvedModel) -> list[Fi
                 since, renamed_to = deprecation["in"], deprecation.get("renamed_to")
                 hint = f"; use {json_text(renamed_to)}" if renamed_to else ""
                 message = f"{where}: {json_text(kind)} is deprecated since {since}{hint}"
-                found.append(finding("failure-kind-deprecated", message, where))
+                found.append(finding(RULE_FAILURE_KIND_DEPRECATED, message, where))
     if mask_field is not None and legacy_field is not None:
         legacy = value_at(document, legacy_field.path)
         if isinstance(legacy, bool):
@@ -118,7 +116,7 @@ def semantic_findings(document: dict[str, Any], model: ResolvedModel) -> list[Fi
             if top is ABSENT:
                 found.append(
                     finding(
-                        "legacy-mask-only",
+                        RULE_LEGACY_MASK_ONLY,
                         f"the mask ({str(legacy).lower()}) is only in the deprecated {_dotted(legacy_field)}; "
                         f"write the top-level {_dotted(mask_field)} too",
                         legacy_field.pointer,
@@ -127,7 +125,7 @@ def semantic_findings(document: dict[str, Any], model: ResolvedModel) -> list[Fi
             elif isinstance(top, bool) and top != legacy:
                 found.append(
                     finding(
-                        "legacy-mask-divergent",
+                        RULE_LEGACY_MASK_DIVERGENT,
                         f"{_dotted(mask_field)} is {str(top).lower()} but {_dotted(legacy_field)} is "
                         f"{str(legacy).lower()}; the effective mask is true",
                         mask_field.pointer,

@@ -10,6 +10,12 @@ from __future__ import annotations
 from verify_contract.contract import contract_model
 from verify_contract.findings import Finding, finding
 from verify_contract.generated import LATEST_VERSION
+from verify_contract.generated.contract_names import (
+    RULE_JSON_DUPLICATE_KEY,
+    RULE_JSON_NON_FINITE,
+    RULE_JSON_SYNTAX,
+    RULE_JSON_TOO_DEEP,
+)
 
 NON_FINITE_TOKENS = ("NaN", "Infinity", "-Infinity")  # the tokens Python's json reads as numbers
 
@@ -18,8 +24,8 @@ MAX_DEPTH = contract_model(LATEST_VERSION).max_depth
 the model's ``limits.max_depth`` (the compiled pre-check declines a model whose limit is not its own)."""
 
 
-NON_FINITE_RULE = "json-non-finite"
-DUPLICATE_KEY_RULE = "json-duplicate-key"
+NON_FINITE_RULE = RULE_JSON_NON_FINITE
+DUPLICATE_KEY_RULE = RULE_JSON_DUPLICATE_KEY
 
 
 def constant_message(token: str) -> str:
@@ -42,8 +48,8 @@ def duplicate_name_finding(name: str) -> Finding:
     return finding(DUPLICATE_KEY_RULE, duplicate_message(name))
 
 
-SYNTAX_RULE = "json-syntax"
-TOO_DEEP_RULE = "json-too-deep"
+SYNTAX_RULE = RULE_JSON_SYNTAX
+TOO_DEEP_RULE = RULE_JSON_TOO_DEEP
 
 SYNTAX_MESSAGES: dict[str, str] = {
     "string": "unterminated string",
@@ -72,7 +78,7 @@ UTF8_REASONS: dict[str, str] = {
     "end": "unexpected end of data",
 }
 """The reasons Python's UTF-8 decoder gives (``UnicodeDecodeError.reason``), by the pre-check's tags
-(``_fastscan.c``'s UTF8_TAGS); tests/test_text_keys.py checks that CPython words them so."""
+(``_fastscan.c``'s UTF8_TAGS); tests/reference/test_text_keys.py checks that CPython words them so."""
 
 
 def syntax_message(tag: str, code: int | None = None) -> str:

@@ -11,12 +11,25 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
-from verify_contract.contract._failure_kind_info import Deprecation
-from verify_contract.contract._model import ResolvedModel, RuleChoice, contract_model
-from verify_contract.contract._resolved import Contract, resolve_contract
-from verify_contract.contract._schemas import profile_reference, profile_schema, registry_of, schema_registry
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile, check_version
-from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding, json_pointer
+from verify_contract.contract import (
+    DEFAULT_PROFILE,
+    LATEST_VERSION,
+    Contract,
+    Deprecation,
+    Profile,
+    ResolvedModel,
+    RuleChoice,
+    check_version,
+    contract_model,
+    json_pointer,
+    profile_reference,
+    profile_schema,
+    registry_of,
+    resolve_contract,
+    schema_registry,
+)
+from verify_contract.findings import FALLBACK_RULE, Finding, Severity, finding
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND
 from verify_contract.reference._schema_messages import json_text, schema_error_message
 from verify_contract.reference._semantic import deprecations, ecma_search, semantic_findings
 
@@ -144,7 +157,7 @@ def _schema_rule(error: ValidationError, model: ResolvedModel) -> list[tuple[str
         return [(FALLBACK_RULE, f"{where}: {message}", path)]
     allowed = type_allowed(error.instance, field.types)
     rule = _choose(field.invalid_rules if allowed else field.type_rules, error.instance)
-    if allowed and isinstance(error.instance, str) and where == model.roles.get("failure_kind"):
+    if allowed and isinstance(error.instance, str) and where == model.roles.get(ROLE_FAILURE_KIND):
         message = f"{json_text(error.instance)} is not a failure-kind name ({_KIND_HINT})"
     return [(rule, f"{where}: {message}", path)]
 

@@ -17,12 +17,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from verify_contract.contract._model import Field, contract_model
-from verify_contract.contract._versions import DEFAULT_PROFILE, LATEST_VERSION, Profile
+from verify_contract.contract import (
+    DEFAULT_PROFILE,
+    LATEST_VERSION,
+    Field,
+    MaskTypeError,
+    Profile,
+    contract_model,
+    effective_mask,
+    value_at,
+)
 from verify_contract.findings import Finding
+from verify_contract.generated.contract_names import ROLE_FAILURE_KIND, ROLE_FAILURE_REASON, ROLE_REWARD
 from verify_contract.generated.failure_kinds import PROTOCOL_VIOLATION
-from verify_contract.reference._mask import MaskTypeError, effective_mask
-from verify_contract.reference._validation import validate
+from verify_contract.reference import validate
 
 RESULT_KEY = "full_result"
 """Where NeMo-RL's and verl's Gym result holds the verify response (the collector's record, not the contract)."""
@@ -39,10 +47,10 @@ def _role(role: str) -> Field:
     return field
 
 
-REWARD_PATH = _role("reward").path
-KIND_PATH = _role("failure_kind").path
-REASON_PATH = _role("failure_reason").path
-_MISSING_REWARD = _role("reward").missing_rule
+REWARD_PATH = _role(ROLE_REWARD).path
+KIND_PATH = _role(ROLE_FAILURE_KIND).path
+REASON_PATH = _role(ROLE_FAILURE_REASON).path
+_MISSING_REWARD = _role(ROLE_REWARD).missing_rule
 
 VERDICTS = ("valid", "warning", "invalid")
 """The contract verdict of one document: no finding, warnings only, or an error (then refused)."""
@@ -106,15 +114,6 @@ def verify_response_of(result: Any) -> Any:
     return result
 
 
-def _at(document: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = document
-    for part in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(part)
-    return value
-
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -144,12 +143,17 @@ def read_outcome(result: Any, *, profile: Profile = DEFAULT_PROFILE, version: st
         mask = effective_mask(document)
     except MaskTypeError:
         mask = False
-    reward = _number(_at(document, REWARD_PATH))
+    reward = _number(value_at(document, REWARD_PATH))
     if errors:
         return Outcome(reward, mask, PROTOCOL_VIOLATION, _capped(errors[0].message), verdict, findings)
-    kind = _at(document, KIND_PATH)
+    kind = value_at(document, KIND_PATH)
     return Outcome(
-        reward, mask, kind if isinstance(kind, str) else None, _capped(_at(document, REASON_PATH)), verdict, findings
+        reward,
+        mask,
+        kind if isinstance(kind, str) else None,
+        _capped(value_at(document, REASON_PATH)),
+        verdict,
+        findings,
     )
 
 
@@ -157,7 +161,7 @@ def kind_metric_label(outcome: Outcome) -> str:
     """The failure kind of a sample that is not policy evidence, as a metric label (SPEC 11.6): registered and
     namespaced kinds as they are, every other name ``unregistered``, none ``(none)``; never the reason."""
     from verify_contract.budget import NO_KIND
-    from verify_contract.check._budget_metrics import kind_label
+    from verify_contract.check import kind_label
 
     return kind_label(outcome.failure_kind or NO_KIND, _MODEL)
 

@@ -42,9 +42,8 @@ except ImportError as error:  # one line that names the extra, not verl's import
     ) from error
 
 from verify_contract.budget import ABSENT_GROUP, FAILED, MASKED, NO_KIND, OK, OTHER, BudgetEvent, FailureBudget
-from verify_contract.check._budget_metrics import kind_label
-from verify_contract.contract._model import contract_model
-from verify_contract.contract._versions import LATEST_VERSION
+from verify_contract.check import kind_label
+from verify_contract.contract import LATEST_VERSION, contract_model
 from verify_contract.generated.failure_kinds import PROTOCOL_VIOLATION
 from verify_contract.trainers._outcome import Outcome, read_outcome
 

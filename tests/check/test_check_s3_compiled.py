@@ -1,0 +1,195 @@
+"""``check`` over ``s3://`` against a compiled S3 server (gofakes3, built from tests/go_s3 through the Go module
+proxy): the server the throughput benchmark measures against, so its figures say something about the reader and
+not about the server. The report is the local report of the same bytes, field by field, by the library and by
+the command line, for objects that span several ranged reads; moto's server stays for the fault tests
+(tests/check/test_check_remote.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verify_contract.check import CheckOptions, check_paths, check_sources
+from verify_contract.check import _remote as remote
+from verify_contract.check._inputs import resolve
+from verify_contract.check._remote import open_url, opened_ahead
+from verify_contract.cli import main
+
+from object_store import BUCKET, S3, assert_same_report, corpus_lines, go_s3_server, renamed, write_corpus
+
+pytest.importorskip("s3fs", reason="the [s3] extra (the test extra installs it)")
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[S3]:
+    with go_s3_server() as store:
+        yield store
+
+
+@pytest.fixture(scope="module")
+def corpus(s3: S3, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    folder = tmp_path_factory.mktemp("corpus")
+    return folder, {name: s3.put(f"run/{name}", data) for name, data in write_corpus(folder).items()}
+
+
+def test_the_server_is_real_s3_with_ranges_and_etags(s3: S3) -> None:
+    data = bytes(range(256)) * 4096  # 1 MiB
+    url = s3.put("probe/object.bin", data)
+    info = s3.fs.info(url)
+    assert info["size"] == len(data) and info["ETag"].strip('"')
+    assert bytes(s3.fs.cat_file(url, start=1000, end=1010)) == data[1000:1010]
+    # check's own reader, in blocks far smaller than the object: many ranged GETs, joined in order.
+    with open_url(url, json.dumps(s3.options, sort_keys=True), block_bytes=4096) as stream:
+        assert stream.read() == data
+
+
+def test_s3_report_is_the_local_report(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:
+    folder, urls = corpus
+    names = sorted(urls)
+    expected = check_paths([str(folder / name) for name in names]).as_dict()
+    got = check_paths([urls[name] for name in names], storage_options=s3.options).as_dict()
+    assert_same_report(renamed(got, {urls[n]: str(folder / n) for n in names}), expected)
+    assert expected["invalid"] and expected["findings"]
+
+
+def test_cli_prefix_exits_as_the_local_check(s3: S3, corpus: tuple[Path, dict[str, str]]) -> None:
+    folder, urls = corpus
+    command = [sys.executable, "-m", "verify_contract", "check", "--format", "json"]
+    remote = subprocess.run(
+        [*command, f"s3://{BUCKET}/run", "--storage-options", json.dumps(s3.options)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    local = subprocess.run([*command, *sorted(str(folder / n) for n in urls)], capture_output=True, text=True)
+    assert remote.returncode == local.returncode == 1, remote.stderr
+    got, expected = json.loads(remote.stdout), json.loads(local.stdout)
+    assert (got["files"], got["lines"], got["invalid"]) == (expected["files"], expected["lines"], expected["invalid"])
+
+
+def test_many_small_objects_are_opened_ahead_and_give_the_local_report(s3: S3, tmp_path: Path) -> None:
+    """300 small objects and one past WHOLE_OBJECT_BYTES under one prefix: opened several at a time (the small
+    ones fetched whole, the large one read by ranges), the report is the local report of the same files."""
+    from verify_contract.check._remote import WHOLE_OBJECT_BYTES
+
+    lines = [line for line in corpus_lines(7) if line.strip()]
+    files = {f"part-{index:04d}.jsonl": b"\n".join(lines[index % 50 : index % 50 + 3]) + b"\n" for index in range(300)}
+    large = b"\n".join(lines) + b"\n"
+    files["part-9999.jsonl"] = large * (WHOLE_OBJECT_BYTES // len(large) + 2)
+    assert len(files["part-9999.jsonl"]) > WHOLE_OBJECT_BYTES
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    s3.fs.pipe({f"{BUCKET}/many/{name}": data for name, data in files.items()})
+    names = sorted(files)
+    expected = check_paths([str(tmp_path / name) for name in names]).as_dict()
+    got = check_paths([f"s3://{BUCKET}/many/"], storage_options=s3.options).as_dict()
+    assert_same_report(renamed(got, {f"s3://{BUCKET}/many/{n}": str(tmp_path / n) for n in names}), expected)
+    assert expected["files"] == 301 and expected["invalid"]
+
+
+def test_objects_opened_ahead_are_bounded_and_in_order(s3: S3) -> None:
+    """``opened_ahead`` pulls at most ``ahead`` sources past the one it hands out, and hands them out in order."""
+    from verify_contract.check._remote import RemoteSource, opened_ahead
+
+    options = json.dumps(s3.options, sort_keys=True)
+    urls = [s3.put(f"ahead/{index:03d}.jsonl", b'{"reward": 1}\n') for index in range(40)]
+    pulled = 0
+
+    def sources() -> Iterator[RemoteSource]:
+        nonlocal pulled
+        for url in urls:
+            pulled += 1
+            yield RemoteSource(url, options)
+
+    handed = []
+    for source in opened_ahead(sources(), ahead=4):
+        handed.append(source.name)
+        assert pulled - len(handed) <= 4
+        with source.open_raw() as stream:
+            assert stream.read() == b'{"reward": 1}\n'
+    assert handed == urls
+
+
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every request the run's S3 clients send, by operation (``get_object``, ``head_object``, ...)."""
+    import s3fs
+
+    sent: Counter[str] = Counter()
+    original = s3fs.S3FileSystem._call_s3
+
+    async def counted(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        sent[method] += 1
+        return await original(fs, method, *args, **kwargs)
+
+    monkeypatch.setattr(s3fs.S3FileSystem, "_call_s3", counted)
+    return sent
+
+
+VALID = b'{"reward": 1.0, "mask_sample": false, "failure_kind": null}\n'
+# The same length (only the version tells them apart), invalid (a string reward): a blend shows as invalid lines.
+BLEND = b'{"reward": "1", "mask_sample": false, "failure_kind": null}\n'
+
+
+def test_the_version_check_rides_on_each_get(s3: S3, requests: Counter[str]) -> None:
+    """A listed object read in blocks costs one GET a block and nothing else: each reply's ETag is compared with
+    the listed one, no HEAD asks for it again; and a small object opened ahead costs one GET."""
+    block = 64 << 10
+    data = VALID * (5 * block // len(VALID))
+    url = s3.put("versioned/big.jsonl", data)
+    s3.put("versioned/small.jsonl", VALID * 3)
+    sources, errors = resolve([f"s3://{BUCKET}/versioned/"], urls=True, storage_options=s3.options)
+    assert not errors and [s.name for s in sources] == [url, f"s3://{BUCKET}/versioned/small.jsonl"]
+    requests.clear()  # the listing's own requests
+    with open_url(url, sources[0].options_json, block_bytes=block, version=sources[0].version) as stream:
+        assert stream.read() == data
+    assert requests == {"get_object": -(-len(data) // block)}
+    requests.clear()
+    (ahead,) = opened_ahead(sources[1:])
+    with ahead.open_raw() as stream:
+        assert stream.read() == VALID * 3
+    assert requests == {"get_object": 1}
+
+
+def test_an_object_replaced_mid_read_stops_the_run_on_a_server_that_ignores_if_match(
+    s3: S3, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gofakes3 serves a replacement to a GET that names the old ETag in If-Match; the reply's own ETag tells
+    the read apart: exit 2, one line naming the URL, the first version's lines only (no invalid line)."""
+    size = 40 << 20
+    first, second = VALID * (size // len(VALID)), BLEND * (size // len(BLEND))
+    url = s3.put("replaced/rollouts.jsonl", first)
+    original = remote._Reader._fetch
+
+    def fetch_then_replace(reader: Any, start: int) -> bytes:
+        data = original(reader, start)
+        if start == 0:  # the first block is v1; every block asked for after it is v2
+            s3.put("replaced/rollouts.jsonl", second)
+        return data
+
+    monkeypatch.setattr(remote._Reader, "_fetch", fetch_then_replace)
+    code = main(["check", url, "--storage-options", json.dumps(s3.options), "--format", "json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert code == 2
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"verify-contract check: {url}: the object changed while it was read (ETag ")
+    assert report["invalid"] == 0 and 0 < report["valid"] * len(VALID) <= 2 * remote.READ_BLOCK_BYTES
+
+
+def test_a_small_object_replaced_after_listing_is_not_read(s3: S3) -> None:
+    """Opened ahead and fetched whole in one GET: the reply names another version than the listing did."""
+    url = s3.put("small/replaced.jsonl", VALID * 3)
+    sources, errors = resolve([f"s3://{BUCKET}/small/"], urls=True, storage_options=s3.options)
+    assert not errors and [source.name for source in sources] == [url]
+    s3.put("small/replaced.jsonl", BLEND * 3)
+    report = check_sources(sources, CheckOptions())  # objects in storage opened ahead, as a run opens them
+    assert report.lines == 0 and len(report.input_errors) == 1
+    assert report.input_errors[0].startswith(f"{url}: the object changed while it was read (ETag ")
