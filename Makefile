@@ -17,7 +17,11 @@ XDIST := -n $(WORKERS) --dist loadfile
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# The editable install compiles the C pre-check: a change to its source installs again (a stale build would
+# lack the functions the Python side calls).
+FASTSCAN = bindings/python/verify_contract/check/_fastscan.c
+
+$(VENV)/.installed: pyproject.toml $(FASTSCAN)
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test]"
@@ -27,7 +31,7 @@ $(VENV)/.installed: pyproject.toml
 # `make setup` (the test extra: Ray, moto, matplotlib, mypy...) is 10 times its size and 4 times its time.
 DEMO_VENV ?= .venv-demo
 
-$(DEMO_VENV)/.installed: pyproject.toml
+$(DEMO_VENV)/.installed: pyproject.toml $(FASTSCAN)
 	python3 -m venv $(DEMO_VENV)
 	$(DEMO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e .
 	touch $@

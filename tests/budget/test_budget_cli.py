@@ -3,9 +3,7 @@ window, failures files, the retry list, --jobs, bad input, metrics checked by pr
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from languages import REQUIRE_ALL
+from storm_example import STORM
 
 from verify_contract.budget import BudgetError, FailureBudget
 from verify_contract.check import _run as check
@@ -21,18 +21,8 @@ from verify_contract.check._lines import CheckOptions
 from verify_contract.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
 
 
-def _storm_module() -> Any:
-    spec = importlib.util.spec_from_file_location("storm", ROOT / "examples" / "storm.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-STORM = _storm_module()
 STORM_FLAGS = ["--max-masked", "0.2", "--warn-masked", "0.1", "--group-by", "_ng_environment_server"]
 
 

@@ -358,14 +358,8 @@ def test_a_corrupt_gzip_member_reads_as_in_one_process(cluster: str, tmp_path: P
 
 
 def _storm(folder: Path) -> Path:
-    import importlib.util
+    from storm_example import STORM as module
 
-    spec = importlib.util.spec_from_file_location(
-        "storm", Path(__file__).resolve().parents[2] / "examples" / "storm.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     main_file, _ = module.write(folder)
     return Path(main_file)
 

@@ -1,4 +1,5 @@
-"""The fast path against the reference, line by line: same verdict, same findings, same counted facts.
+"""The fast path against the reference, line by line: same verdict, same findings, same counts (the mask, the
+legacy mask, the failure kind).
 
 The corpus holds every kind of line the checker must get right (``corpus_lines.kind_lines``) and seeded
 random mutations of valid lines; it runs at every contract version and in both profiles.
@@ -190,7 +191,7 @@ def test_every_line_same_as_reference(version: str, profile: Profile) -> None:
         if status == fastpath.STATUS_BLANK:
             assert not line.strip(), line[:200]
         elif status in fastpath.CLEAN_STATUSES:
-            masked, legacy, kind = fastpath.clean_facts(status)
+            masked, legacy, kind = fastpath.clean_outcome(status)
             assert expected.valid and not expected.findings, (line[:300], expected)
             assert (expected.masked, expected.legacy, expected.kind) == (masked, legacy, kind), line[:300]
         else:
@@ -379,7 +380,7 @@ def test_model_corpus_same_as_reference(version: str, profile: Profile) -> None:
         if status in fastpath.CLEAN_STATUSES:
             expected = reference_outcome(line, resolve_contract(version, profile))
             assert expected.valid and not expected.findings, line
-            assert (expected.masked, expected.legacy, expected.kind) == fastpath.clean_facts(status), line
+            assert (expected.masked, expected.legacy, expected.kind) == fastpath.clean_outcome(status), line
     options = CheckOptions(version, profile, max_findings=10**6)
     check_lines.clear_caches()
     fast = check_chunk(data, 1, "model", options)

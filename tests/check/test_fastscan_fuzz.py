@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fuzz.fastscan.harness import COMBOS, HarnessError, build, corpus_files, fuzz, replay, seed_lines, write_seeds
-from test_cross_language import REQUIRE_ALL
+from languages import REQUIRE_ALL
 
 from verify_contract.check import _fastpath as fastpath
 from verify_contract.check import _lines as check_lines

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fuzz.differential import GENERATED_TOOLS, RUNNERS, compare_runners, fuzz, generated_languages
-from test_cross_language import REQUIRE_ALL
+from languages import REQUIRE_ALL
 
 CI_DOCUMENTS = 20_000
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_budget_cli import STORM
+from storm_example import STORM
 
 from verify_contract.check import CheckOptions, check_paths, check_sources
 from verify_contract.check import _remote as remote

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from languages import REQUIRE_ALL
 
 from verify_contract.cli import main as cli
 from verify_contract.codegen import Request, render
@@ -36,7 +37,6 @@ from conftest import VECTORS
 from drill_model import NEXT, documents, next_version_data
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
 # Every shipped version and profile, and the synthetic next version (rendered from its in-memory model).
 COMBOS = [(v, p) for v in [*CONTRACT_VERSIONS, NEXT] for p in ("core", "gym")]
 DRILL = next_version_data()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from languages import REQUIRE_ALL
 from python_targets import PYTHON_TARGETS, decoder, import_path, render_python_target
 
 from generators import go_bindings, rust_bindings
@@ -30,7 +31,6 @@ from build_dirs import cargo_lock, keep
 from drill_model import GYM_REQUIRED, NEW_FIELDS, NEXT, documents, next_version_data
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
 
 
 @pytest.fixture(scope="module")

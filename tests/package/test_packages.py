@@ -20,11 +20,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from languages import REQUIRE_ALL
 
 from build_dirs import cargo_lock
 from markdown_blocks import ROOT, blocks
 
-REQUIRE_ALL = os.environ.get("VERIFY_CONTRACT_REQUIRE_ALL_LANGUAGES") == "1"
 BINDINGS = ROOT / "bindings"
 VERSION = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)[1]  # type: ignore[index]
 

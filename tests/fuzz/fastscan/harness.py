@@ -339,8 +339,8 @@ def _replay_chunk(
         if status in fastpath.CLEAN_STATUSES:
             if not (expected.valid and not expected.findings):
                 result.problem(where, "clean, but the reference finds something", line)
-            elif fastpath.clean_facts(status) != (expected.masked, expected.legacy, expected.kind):
-                result.problem(where, f"clean facts {fastpath.clean_facts(status)} are not the reference's", line)
+            elif fastpath.clean_outcome(status) != (expected.masked, expected.legacy, expected.kind):
+                result.problem(where, f"clean outcome {fastpath.clean_outcome(status)} are not the reference's", line)
         elif index not in keys:
             result.problem(where, f"status {status} but the line is not handed to the reference", line)
         elif keys[index] is not None:

@@ -62,7 +62,7 @@ def _status_states() -> bytes:
     table = bytearray([_UNSETTLED] * 256)
     table[fastpath.STATUS_BLANK] = BLANK_LINE
     for status in fastpath.CLEAN_STATUSES:
-        masked, _legacy, _kind = fastpath.clean_facts(status)
+        masked, _legacy, _kind = fastpath.clean_outcome(status)
         table[status] = MASKED_LINE if masked else USABLE
     return bytes(table)
 

@@ -1,6 +1,6 @@
 """The compiled pre-check (``_fastscan.c``), the field table it reads, and what its status bytes mean.
 
-``scan`` answers for each line of a chunk: blank, certainly valid and clean (with the counted facts), or
+``scan`` answers for each line of a chunk: blank, certainly valid and clean (with what it counts), or
 "ask the reference" (``STATUS_TEXT``: the text may break a JSON rule; ``STATUS_CONTRACT``: the text is
 strict JSON but a contract field needs the reference). A line of the second kind may come with a memo key:
 bytes that determine the reference's whole outcome for it (see ``_fastscan.c``). Without the compiled
@@ -51,7 +51,7 @@ def available() -> bool:
     return _native is not None
 
 
-def clean_facts(status: int) -> tuple[bool, bool, str | None]:
+def clean_outcome(status: int) -> tuple[bool, bool, str | None]:
     """(masked, legacy mask in use, failure-kind class) of a clean status byte."""
     code = status - 1
     kind = code >> 2

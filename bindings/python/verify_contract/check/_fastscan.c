@@ -1,7 +1,7 @@
 /* The fast path of `verify-contract check`: one pass over a buffer of JSONL lines.
  *
  * For each line it answers either "certainly valid and clean" (no finding at all from the reference
- * validator: strict parse per reference/_jsonio.py, schema, semantic rules) together with the few facts the report
+ * validator: strict parse per reference/_jsonio.py, schema, semantic rules) together with the few counts the report
  * counts (effective mask, legacy mask in use, failure-kind class), or "ask the reference". So this scanner
  * may be conservative but must never call clean what the reference would not: tests/check/test_differential.py
  * holds it to that.
@@ -9,7 +9,7 @@
  * For a line it cannot settle it may add a memo key: bytes that determine the reference's whole outcome
  * for the line (check/_lines.py looks the key up, and asks the reference once per new key). Two kinds:
  *   - 'C' (contract): the text is strict JSON with no JSON-rule defect; the key holds every input of the
- *     schema and semantic rules and of the counted facts (the constrained top-level members: a type byte,
+ *     schema and semantic rules and of the counts (the constrained top-level members: a type byte,
  *     plus the raw value bytes wherever the value itself can matter).
  *   - 'N' / 'D' (text event): the line's first defect in text order (SPEC 2.1, the reference's one
  *     finding for it) is a NaN/Infinity token where a value belongs (key: the token) or a repeated member
@@ -886,7 +886,7 @@ static void key_put(KeyBuf *k, const Fields *f, int field, int with_raw) {
     k->len += n;
 }
 
-/* The memo key of a strict-JSON line: everything the reference's findings and the counted facts read.
+/* The memo key of a strict-JSON line: everything the reference's findings and the counts read.
  * Every table field in table order: its type byte, and its value bytes wherever the value itself can
  * matter (a type the schema refuses: the message quotes it; a constraint; a SPEC role). A value of an
  * allowed type with no constraint is judged by its type alone, and the members of an object are fields

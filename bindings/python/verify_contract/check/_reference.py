@@ -21,7 +21,7 @@ def parse(raw: bytes) -> tuple[Any, Finding | None]:
 
 
 def document_outcome(document: Any, contract: Contract) -> Outcome:
-    """The reference verdict on a parsed document, with the counted facts."""
+    """The reference verdict on a parsed document, with what it counts."""
     result = judge(document, contract)
     return outcome_of(document, tuple(result.findings), contract.model)
 

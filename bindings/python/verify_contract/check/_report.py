@@ -100,7 +100,7 @@ class Tally(Record):
             count = counts[status]
             if not count:
                 continue
-            masked, legacy, kind = fastpath.clean_facts(status)
+            masked, legacy, kind = fastpath.clean_outcome(status)
             self.valid += count
             self.masked += count * masked
             self.legacy_used += count * legacy
