@@ -13,7 +13,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from itertools import repeat
+from functools import cache
+from itertools import chain, repeat
 from operator import add, attrgetter, sub
 
 from verify_contract._budget_caps import EVENTS_KEPT, MAX_DISTINCT
@@ -128,6 +129,95 @@ def group_labels(spec: FactSpec, path: str) -> tuple[tuple[GroupPath, ...], Call
     """What the compiled scan needs to read each line's group (``fastpath.scan_kinds``), when the budget groups
     and the lines of ``path`` are not parsed anyway (``FactSpec.every_line``)."""
     return (spec.group_paths, raw_label) if spec.group_paths and not spec.every_line(path) else None
+
+
+_SUFFIX = b"#"
+"""What makes each occurrence of a repeated member name a name of its own for ``reread_repeated_names``."""
+
+
+_PLAIN_NAME = re.compile(rb'[^"\\,:{}\[\] \t\r\n\x00-\x1f]+')
+"""A name renamed: no quote, backslash, structural character or whitespace, so that a quote before it is
+never a string's closing quote in JSON text (a string cannot be followed by such a character)."""
+
+
+@cache
+def _name_pattern(name: bytes) -> re.Pattern[bytes]:
+    """``name`` (``_PLAIN_NAME``) quoted before a colon: in JSON text, a member of that name where the first
+    quote is not escaped (no backslash before it: the caller looks; a look-behind here would cost the
+    search its literal prefix)."""
+    return re.compile(b'"' + re.escape(name) + rb'"(?=[ \t\r\n]*:)')
+
+
+def reread_repeated_names(
+    chunk: bytes | memoryview,
+    others: list[fastpath.Other],
+    groups: fastpath.GroupIds,
+    paths: tuple[GroupPath, ...],
+    rescan: Callable[[bytes], fastpath.GroupIds | None],
+) -> fastpath.GroupIds:
+    """``groups`` with the groups of the lines whose first defect is a repeated member name (memo key ``D`` +
+    the name) read by the compiled scan instead of a parse: each such line, its occurrences of that name as a
+    member name renamed to names of their own, is scanned again (``rescan``, all of a chunk's in one call).
+
+    Exact where it applies: the name is no part of a group path, so which of its values wins (the last,
+    as the budget's parse reads it) decides no group value. Renaming inserts ``#`` and a number (no quote or
+    backslash) inside a string whose opening quote is not escaped, whose text is the name and which a colon
+    follows: in JSON text the rescan reads whole, that string is a member name (``_PLAIN_NAME``), the rest of
+    the text is as before, and no path holds a ``#``. A line the rescan does not read whole (another defect
+    after the first, a renamed name already taken, an escaped name) keeps its span, and is parsed
+    (``_groups``)."""
+    components = {part.encode() for path in paths for part in path}
+    if any(_SUFFIX in part for part in components):
+        return groups  # a renamed name could be a path's: no rename
+    ids, combos, firsts, unread = groups
+    by_name: dict[bytes, list[fastpath.Span]] = {}
+    rest: list[fastpath.Span] = []
+    for span in unread:
+        place = bisect_left(others, (span[0],))  # others: by line index
+        key = others[place][3] if place < len(others) and others[place][0] == span[0] else None
+        if key is not None and key[:1] == b"D":
+            by_name.setdefault(key[1:], []).append(span)
+        else:
+            rest.append(span)
+    texts: list[bytes] = []
+    taken: list[fastpath.Span] = []
+    for name, spans in by_name.items():
+        # The lines of one repeated name, renamed in one go: each occurrence a number of its own.
+        text = b"".join([chunk[start:stop] for _, start, stop in spans])
+        if name in components or not _PLAIN_NAME.fullmatch(name) or b'\\"' + name + b'"' in text:
+            rest += spans  # a path's name, or a quote after a backslash: parsed
+            continue
+        parts = _name_pattern(name).split(text if text.endswith(b"\n") else text + b"\n")
+        names = [b'"%s%s%d"' % (name, _SUFFIX, number) for number in range(len(parts) - 1)]
+        texts.append(b"".join(chain.from_iterable(zip(parts[:-1], names, strict=True))) + parts[-1])
+        taken += spans
+    if not taken:
+        return groups
+    found = rescan(b"".join(texts))
+    if found is None or len(found[0]) != 4 * len(taken):
+        return groups
+    new_ids, new_combos = memoryview(found[0]).cast("I"), found[1]
+    grown = bytearray(ids)
+    line_ids = memoryview(grown).cast("I")
+    combos, firsts = list(combos), list(firsts)
+    known = {combo: at for at, combo in reversed(list(enumerate(combos)))}
+    for number, span in enumerate(taken):
+        rescanned = new_ids[number]
+        if rescanned == fastpath.NO_GROUP:
+            rest.append(span)
+            continue
+        index, group = span[0], new_combos[rescanned]
+        at = known.get(group)
+        if at is None:
+            at = known[group] = len(combos)
+            combos.append(group)
+            firsts.append(index)
+        elif firsts[at] > index:
+            firsts[at] = index
+        line_ids[index] = at
+    line_ids.release()
+    rest.sort()
+    return bytes(grown), combos, firsts, rest
 
 
 class ChunkFacts(Record):
