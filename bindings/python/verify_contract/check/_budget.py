@@ -111,11 +111,29 @@ _LITERALS: dict[bytes, Any] = {b"null": None, b"true": True, b"false": False, b"
 _INTEGER = re.compile(rb"-?(?:0|[1-9][0-9]{0,17})")  # the scan hands wider integers to a parse
 
 
+_LABELS: dict[bytes, str] = {}
+"""Labels made, by JSON text: the compiled scan asks again in every chunk (its table is per call)."""
+LABELS_KEPT, LABEL_TEXT_KEPT = 4096, 256
+"""At most this many labels are kept (then they are dropped and made again), of texts at most this long."""
+
+
 def raw_label(raw: bytes) -> str:
     """A group value's label from its JSON text, as ``group_of`` labels the parsed value (orjson, the parse
-    the budget makes of a line): the compiled scan calls it once per distinct text in a chunk. Its text is
-    strict JSON (the scan read it), so a string without an escape is its bytes and an integer is ``int``'s;
-    the rest (escapes, fractions) goes through ``_loads``."""
+    the budget makes of a line): the compiled scan calls it once per distinct text in a chunk, and a text's
+    label is made once while kept (``_LABELS``)."""
+    label = _LABELS.get(raw)
+    if label is None:
+        label = _made_label(raw)
+        if len(raw) <= LABEL_TEXT_KEPT:
+            if len(_LABELS) >= LABELS_KEPT:
+                _LABELS.clear()
+            _LABELS[raw] = label
+    return label
+
+
+def _made_label(raw: bytes) -> str:
+    """``raw_label``'s label, made: the text is strict JSON (the scan read it), so a string without an escape
+    is its bytes and an integer is ``int``'s; the rest (escapes, fractions) goes through ``_loads``."""
     if raw in _LITERALS:
         return group_label(_LITERALS[raw])
     if raw[:1] == b'"' and b"\\" not in raw:
