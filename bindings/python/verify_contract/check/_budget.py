@@ -13,7 +13,6 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from functools import cache
 from itertools import chain, repeat
 from operator import add, attrgetter, sub
 
@@ -158,12 +157,8 @@ _PLAIN_NAME = re.compile(rb'[^"\\,:{}\[\] \t\r\n\x00-\x1f]+')
 never a string's closing quote in JSON text (a string cannot be followed by such a character)."""
 
 
-@cache
-def _name_pattern(name: bytes) -> re.Pattern[bytes]:
-    """``name`` (``_PLAIN_NAME``) quoted before a colon: in JSON text, a member of that name where the first
-    quote is not escaped (no backslash before it: the caller looks; a look-behind here would cost the
-    search its literal prefix)."""
-    return re.compile(b'"' + re.escape(name) + rb'"(?=[ \t\r\n]*:)')
+_SPACE = b" \t\r\n"
+"""JSON's whitespace."""
 
 
 def reread_repeated_names(
@@ -205,8 +200,14 @@ def reread_repeated_names(
         if name in components or not _PLAIN_NAME.fullmatch(name) or b'\\"' + name + b'"' in text:
             rest += spans  # a path's name, or a quote after a backslash: parsed
             continue
-        parts = _name_pattern(name).split(text if text.endswith(b"\n") else text + b"\n")
-        names = [b'"%s%s%d"' % (name, _SUFFIX, number) for number in range(len(parts) - 1)]
+        # Split at the quoted name (bytes.split: a memmem, not a regex); an occurrence a colon follows is
+        # a member name and gets a number of its own, any other (a string value) stays as it is.
+        quoted = b'"' + name + b'"'
+        parts = (text if text.endswith(b"\n") else text + b"\n").split(quoted)
+        names = [
+            b'"%s%s%d"' % (name, _SUFFIX, number) if part.lstrip(_SPACE)[:1] == b":" else quoted
+            for number, part in enumerate(parts[1:])
+        ]
         texts.append(b"".join(chain.from_iterable(zip(parts[:-1], names, strict=True))) + parts[-1])
         taken += spans
     if not taken:
