@@ -13,6 +13,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from functools import lru_cache
 from itertools import chain, repeat
 from operator import add, attrgetter, sub
 
@@ -161,6 +162,13 @@ _SPACE = b" \t\r\n"
 """JSON's whitespace."""
 
 
+@lru_cache(maxsize=8)
+def _components(paths: tuple[GroupPath, ...]) -> frozenset[bytes] | None:
+    """The member names on the group paths (UTF-8), None when one holds ``_SUFFIX``."""
+    names = frozenset(part.encode() for path in paths for part in path)
+    return None if any(_SUFFIX in name for name in names) else names
+
+
 def reread_repeated_names(
     chunk: bytes | memoryview,
     others: list[fastpath.Other],
@@ -179,8 +187,8 @@ def reread_repeated_names(
     the text is as before, and no path holds a ``#``. A line the rescan does not read whole (another defect
     after the first, a renamed name already taken, an escaped name) keeps its span, and is parsed
     (``_groups``)."""
-    components = {part.encode() for path in paths for part in path}
-    if any(_SUFFIX in part for part in components):
+    components = _components(paths)
+    if components is None:
         return groups  # a renamed name could be a path's: no rename
     ids, combos, firsts, unread = groups
     by_name: dict[bytes, list[fastpath.Span]] = {}
