@@ -186,13 +186,15 @@ def kind_of(row: Mapping[str, Any]) -> str | None:
     return failure_class if isinstance(failure_class, str) and failure_class else None
 
 
-def _picked(values: Sequence[Any], positions: list[int]) -> list[Any]:
-    """``values`` at ``positions`` (increasing), in one C call: all of them as they are (a list not copied)."""
-    if len(positions) == len(values):
-        return values if isinstance(values, list) else list(values)
+def _picked(values: Sequence[Any], positions: list[int], kind: Callable[[Any], Any] = list) -> Any:
+    """``values`` at ``positions`` (increasing) as a ``kind`` (list or tuple), in one C call; all of them as
+    they are when they are a list (not copied)."""
+    if len(positions) == len(values) and isinstance(values, list):
+        return values
     if len(positions) < 2:
-        return [values[at] for at in positions]
-    return list(itemgetter(*positions)(values))
+        return kind(values[at] for at in positions)
+    picked = itemgetter(*positions)(values)
+    return picked if kind is tuple else kind(picked)
 
 
 class BudgetEvent(Record):
@@ -580,7 +582,7 @@ class FailureBudget:
                     group,
                     size,
                     group_offsets,
-                    states if len(positions) == len(states) else bytes(_picked(states, positions)),
+                    states if len(positions) == len(states) else bytes(_picked(states, positions, tuple)),
                     group_labels,
                     _picked(offsets, positions),
                     first,

@@ -15,7 +15,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from functools import lru_cache
 from itertools import chain, repeat
-from operator import add, attrgetter, sub
+from operator import add, attrgetter, itemgetter, sub
 
 from verify_contract._budget_caps import EVENTS_KEPT, MAX_DISTINCT
 from verify_contract.budget import (
@@ -162,6 +162,25 @@ _SPACE = b" \t\r\n"
 """JSON's whitespace."""
 
 
+_RENAMED: dict[bytes, list[bytes]] = {}
+"""The numbered names made for each repeated name (a few names in any real run; dropped past 64)."""
+
+
+def _renames(name: bytes, count: int) -> list[bytes]:
+    """``count`` names of their own for a repeated ``name``, quoted: ``"name#0"``, ``"name#1"``, ..."""
+    made = _RENAMED.get(name)
+    if made is None:
+        if len(_RENAMED) >= 64:
+            _RENAMED.clear()
+        made = _RENAMED[name] = []
+    while len(made) < count:
+        made.append(b'"%s%s%d"' % (name, _SUFFIX, len(made)))
+    return made[:count]
+
+
+_LINE_INDEX = itemgetter(0)  # of a line the pre-check handed on (fastpath.Other)
+
+
 @lru_cache(maxsize=8)
 def _components(paths: tuple[GroupPath, ...]) -> frozenset[bytes] | None:
     """The member names on the group paths (UTF-8), None when one holds ``_SUFFIX``."""
@@ -193,8 +212,9 @@ def reread_repeated_names(
     ids, combos, firsts, unread = groups
     by_name: dict[bytes, list[fastpath.Span]] = {}
     rest: list[fastpath.Span] = []
-    for span in unread:
-        place = bisect_left(others, (span[0],))  # others: by line index
+    place = 0
+    for span in unread:  # both by line index
+        place = bisect_left(others, span[0], place, key=_LINE_INDEX)
         key = others[place][3] if place < len(others) and others[place][0] == span[0] else None
         if key is not None and key[:1] == b"D":
             by_name.setdefault(key[1:], []).append(span)
@@ -212,10 +232,11 @@ def reread_repeated_names(
         # a member name and gets a number of its own, any other (a string value) stays as it is.
         quoted = b'"' + name + b'"'
         parts = (text if text.endswith(b"\n") else text + b"\n").split(quoted)
-        names = [
-            b'"%s%s%d"' % (name, _SUFFIX, number) if part.lstrip(_SPACE)[:1] == b":" else quoted
-            for number, part in enumerate(parts[1:])
-        ]
+        names = _renames(name, len(parts) - 1)
+        if text.count(quoted + b":") != len(names):  # not every occurrence a name with its colon right after
+            names = [
+                new if part.lstrip(_SPACE)[:1] == b":" else quoted for new, part in zip(names, parts[1:], strict=True)
+            ]
         texts.append(b"".join(chain.from_iterable(zip(parts[:-1], names, strict=True))) + parts[-1])
         taken += spans
     if not taken:
