@@ -277,6 +277,16 @@ BROKEN_LINES = [
     ('{"reward": 1.0, "env": "\\ud800"}', None),
     # a repeated member: a text defect, but a parse keeps the last value (its group)
     ('{"reward": "0.5", "env": "a", "env": "b"}', None),
+    # a repeated name on no group path (the last value breaks the contract): the compiled scan reads the
+    # groups of the line renamed
+    ('{"reward": 0.5, "env": "a", "reward": "1.0"}', None),
+    ('{"reward": "0.5", "agent_ref": {"name": "n", "type": "agent", "type": "x"}, "a": {"b": {"c": 7}}}', None),
+    ('{"reward": 0.5, "env": "\\"reward\\": 2", "meta": {"reward": 1}, "reward": [{"reward": 3}]}', None),
+    # ... and where it cannot: a path's name repeated later, a renamed name taken, a name with a space
+    ('{"reward": 0.5, "reward": "1", "env": "a", "env": "b"}', None),
+    ('{"reward": 0.5, "reward#0": 1, "reward": "2", "env": "c"}', None),
+    ('{"a b": 0.5, "env": "d", "a b": 1}', None),
+    ('{"x\\"reward": 0, "reward": 1, "reward": "2", "env": "e"}', None),
 ]
 
 

@@ -17,7 +17,7 @@ from bisect import bisect_left
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
-from operator import add, floordiv
+from operator import add, floordiv, itemgetter
 
 from verify_contract._budget_caps import COUNT_LIMIT, DEFAULT_WINDOW, MAX_DISTINCT
 from verify_contract._counted import counted
@@ -184,6 +184,17 @@ def kind_of(row: Mapping[str, Any]) -> str | None:
         return kind
     failure_class = row.get(FAILURE_CLASS_KEY)
     return failure_class if isinstance(failure_class, str) and failure_class else None
+
+
+def _picked(values: Sequence[Any], positions: list[int], kind: Callable[[Any], Any] = list) -> Any:
+    """``values`` at ``positions`` (increasing) as a ``kind`` (list or tuple), in one C call; all of them as
+    they are when they are a list (not copied)."""
+    if len(positions) == len(values) and isinstance(values, list):
+        return values
+    if len(positions) < 2:
+        return kind(values[at] for at in positions)
+    picked = itemgetter(*positions)(values)
+    return picked if kind is tuple else kind(picked)
 
 
 class BudgetEvent(Record):
@@ -562,7 +573,7 @@ class FailureBudget:
                     self.resolved[i] = True
             if block_sizes is not None:
                 scope.block_sizes.update(block_sizes[group])
-            group_labels = list(map(labels.__getitem__, positions))
+            group_labels = _picked(labels, positions)
             scope.kinds.update(group_labels)
             found += (
                 (event, 1)
@@ -571,9 +582,9 @@ class FailureBudget:
                     group,
                     size,
                     group_offsets,
-                    bytes(map(states.__getitem__, positions)),
+                    states if len(positions) == len(states) else bytes(_picked(states, positions, tuple)),
                     group_labels,
-                    list(map(offsets.__getitem__, positions)),
+                    _picked(offsets, positions),
                     first,
                     where_of,
                     lambda k, group=group: nth(group, k),  # type: ignore[misc]

@@ -126,7 +126,9 @@ def check_chunk(
         statuses, others = fastpath.scan(chunk, options.contract, options.fast)  # type: ignore[arg-type]
     else:  # a failure budget: the kinds of the lines the scan read whole too
         from verify_contract.budget import NO_KIND
-        from verify_contract.check._budget import REREAD_MEMBER, group_labels
+        from verify_contract.check._budget import REREAD_MEMBER, group_labels, reread_repeated_names
+
+        labels = group_labels(options.facts, path)
 
         statuses, others, line_kinds, reread, groups = fastpath.scan_kinds(
             chunk,  # type: ignore[arg-type]
@@ -134,8 +136,14 @@ def check_chunk(
             options.fast,
             REREAD_MEMBER,
             NO_KIND,
-            group_labels(options.facts, path),
+            labels,
         )
+        if groups is not None and groups[3]:  # lines not read whole: a repeated name's read again by the scan
+
+            def rescan(text: bytes) -> fastpath.GroupIds | None:
+                return fastpath.scan_kinds(text, options.contract, options.fast, REREAD_MEMBER, NO_KIND, labels)[4]
+
+            groups = reread_repeated_names(chunk, others, groups, options.facts.group_paths, rescan)
     tally.lines = len(statuses)
     tally.add_clean(statuses)
     unkeyed: dict[int, Outcome] | None = {} if options.facts is not None else None

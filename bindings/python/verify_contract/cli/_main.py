@@ -96,12 +96,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    arguments = sys.argv[1:] if argv is None else argv
-    args = build_parser(arguments).parse_args(arguments)
+def run_command(argv: list[str] | None = None) -> int:
+    """Parse the arguments, run the command, return its exit code (``verify_contract.cli.main`` calls it)."""
     from verify_contract.cli import _stops as stops
 
+    arguments = sys.argv[1:] if argv is None else argv
     try:
+        args = build_parser(arguments).parse_args(arguments)  # imports the command's module: ^C may come here
         with stops.installed():  # SIGTERM and SIGHUP stop as ^C does
             code: int = args.handler(args)
             sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
@@ -115,7 +116,3 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())
