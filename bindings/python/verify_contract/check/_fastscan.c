@@ -1632,35 +1632,77 @@ static int contains(const uint8_t *s, const uint8_t *end, const uint8_t *needle,
 #endif
 }
 
-/* The failure kind of a line read whole (f->scanned): a new reference to its str, to no_kind (none), or
- * NULL with *reread set (the caller parses the line) or, on a Python error, NULL with it clear. */
-static PyObject *line_kind(const Table *table, const Fields *f, const uint8_t *q, const uint8_t *eol,
-                           const Py_buffer *needle, PyObject *no_kind, KindStrings *cache, int *reread) {
-    *reread = 0;
+/* A scan call has two phases. The scan (scan_lines) reads the buffer into C arrays and touches no Python
+ * object, so on a large buffer it runs without the GIL: another thread (s3fs's event loop downloading the next
+ * block, a --follow reader) runs meanwhile instead of waiting for the whole chunk. The results are then made
+ * from those arrays with the GIL, and the group label function is called there. The arrays grow with
+ * PyMem_Raw* (no GIL needed); running out of memory is the first phase's only error. */
+#define GIL_FREE_BYTES (64 * 1024) /* below this the scan keeps the GIL: a handover would cost more than it frees */
+
+/* Room for one more item of `size` bytes in a C array of `count`; -1 when out of memory. */
+static int reserve(void **items, size_t *capacity, size_t count, size_t size) {
+    if (count < *capacity) return 0;
+    size_t more = *capacity ? *capacity * 2 : 64;
+    void *grown = PyMem_RawRealloc(*items, more * size);
+    if (!grown) return -1;
+    *items = grown;
+    *capacity = more;
+    return 0;
+}
+
+typedef struct {
+    Py_ssize_t index, start, stop; /* a line's index in its chunk, and its bytes [start, stop) */
+} LineSpan;
+
+typedef struct {
+    LineSpan *at;
+    size_t count, capacity;
+} Spans;
+
+static int spans_add(Spans *spans, LineSpan line) {
+    if (reserve((void **)&spans->at, &spans->capacity, spans->count, sizeof *spans->at) < 0) return -1;
+    spans->at[spans->count++] = line;
+    return 0;
+}
+
+static PyObject *span_tuple(LineSpan line) { return Py_BuildValue("(nnn)", line.index, line.start, line.stop); }
+
+/* [(index, start, end), ...] */
+static PyObject *span_list(const Spans *spans) {
+    PyObject *list = PyList_New((Py_ssize_t)spans->count);
+    for (size_t i = 0; list && i < spans->count; i++) {
+        PyObject *item = span_tuple(spans->at[i]);
+        if (!item) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    return list;
+}
+
+/* What the scan knows of the failure kind of a line read whole (f->scanned): KIND_TEXT (its string, inside
+ * the quotes, in *text and *len), KIND_NONE (none), or KIND_REREAD (the caller parses the line). */
+enum { KIND_TEXT, KIND_NONE, KIND_REREAD };
+
+static int line_kind(const Table *table, const Fields *f, const uint8_t *q, const uint8_t *eol, const Py_buffer *needle,
+                     const uint8_t **text, size_t *len) {
     if (table->kind && f->type[table->kind] == T_STR) {
         const uint8_t *s = f->start[table->kind] + 1, *e = f->stop[table->kind] - 1; /* inside the quotes */
         if (e > s) {
-            if (memchr(s, '\\', (size_t)(e - s))) {
-                *reread = 1;
-                return NULL;
-            }
-            return kind_string(cache, s, (size_t)(e - s));
+            if (memchr(s, '\\', (size_t)(e - s))) return KIND_REREAD;
+            *text = s, *len = (size_t)(e - s);
+            return KIND_TEXT;
         }
     }
     /* no kind string: the kind may come from the member the caller named (SPEC 11.1); a line read whole
      * names no member with an escape (scan_document leaves those to the reference) */
-    if (contains(q, eol, (const uint8_t *)needle->buf, (size_t)needle->len)) {
-        *reread = 1;
-        return NULL;
-    }
-    Py_INCREF(no_kind);
-    return no_kind;
+    if (contains(q, eol, (const uint8_t *)needle->buf, (size_t)needle->len)) return KIND_REREAD;
+    return KIND_NONE;
 }
 
-/* The failure budget's groups (--group-by), per scan call: each distinct group value is labelled once, by
- * the caller's function, from its raw bytes (a scalar's JSON text; "null" for an absent or null member,
- * "{}" and "[]" for a container), and each distinct combination of the paths' values gets an id, in the
- * order lines first show it. Open addressing over heap tables made and freed by the call: no static state. */
+/* The failure budget's groups (--group-by), per scan call: each distinct group value (its raw bytes: a
+ * scalar's JSON text; "null" for an absent or null member, "{}" and "[]" for a container) gets an id, and
+ * each distinct combination of the paths' values another, in the order lines first show them. The scan
+ * assigns the ids without the GIL; the caller's function labels each value once afterwards (groups_made).
+ * Open addressing over heap tables made and freed by the call: no static state. */
 #define MAX_GROUP_PATHS 8
 #define NO_GROUP 0xFFFFFFFFu
 
@@ -1675,16 +1717,21 @@ typedef struct {
 } ComboSlot;
 
 typedef struct {
+    uint32_t value[MAX_GROUP_PATHS]; /* its values' ids */
+    Py_ssize_t first;                /* the index of the first line that has it */
+} Combo;
+
+typedef struct {
     int paths;
     uint8_t field[MAX_GROUP_PATHS]; /* the table field of each path's last member */
-    PyObject *label;                /* callable: raw bytes -> label */
     ValueSlot *values;
     size_t value_mask, value_count;
-    PyObject *labels; /* value id -> label */
+    ValueSlot *value_of; /* value id -> its slot (the raw bytes to label) */
+    size_t value_capacity;
     ComboSlot *combos;
     size_t combo_mask, combo_count;
-    PyObject *tuples; /* combination id -> tuple of labels */
-    PyObject *firsts; /* combination id -> the index of the first line that has it */
+    Combo *combo_of; /* combination id -> its values and first line */
+    size_t combo_capacity;
     /* The line before's values and combination: most lines repeat them, and then need no hashing. */
     const uint8_t *last[MAX_GROUP_PATHS];
     uint32_t last_len[MAX_GROUP_PATHS], last_id[MAX_GROUP_PATHS], last_combo;
@@ -1722,33 +1769,28 @@ static int groups_open(Groups *g, const Table *table, PyObject *fields, PyObject
         g->field[i] = number;
     }
     g->paths = (int)n;
-    g->label = label;
     g->value_mask = g->combo_mask = 63;
-    g->values = PyMem_Calloc(64, sizeof(ValueSlot));
-    g->combos = PyMem_Calloc(64, sizeof(ComboSlot));
-    g->labels = PyList_New(0);
-    g->tuples = PyList_New(0);
-    g->firsts = PyList_New(0);
-    if (!g->values || !g->combos || !g->labels || !g->tuples || !g->firsts) {
-        if (!PyErr_Occurred()) PyErr_NoMemory();
+    g->values = PyMem_RawCalloc(64, sizeof(ValueSlot));
+    g->combos = PyMem_RawCalloc(64, sizeof(ComboSlot));
+    if (!g->values || !g->combos) {
+        PyErr_NoMemory();
         return -1;
     }
     return 0;
 }
 
 static void groups_close(Groups *g) {
-    PyMem_Free(g->values);
-    PyMem_Free(g->combos);
-    Py_XDECREF(g->labels);
-    Py_XDECREF(g->tuples);
-    Py_XDECREF(g->firsts);
+    PyMem_RawFree(g->values);
+    PyMem_RawFree(g->value_of);
+    PyMem_RawFree(g->combos);
+    PyMem_RawFree(g->combo_of);
     memset(g, 0, sizeof *g);
 }
 
 /* Doubles a table of slots (kept at most half full); `hash` reads a slot's hash, `used` whether it is one. */
 static void *grow_slots(void *slots, size_t *mask, size_t size, size_t hash_at, size_t id_at) {
     size_t old = *mask + 1, cap = old * 2;
-    uint8_t *grown = PyMem_Calloc(cap, size), *from = slots;
+    uint8_t *grown = PyMem_RawCalloc(cap, size), *from = slots;
     if (!grown) return NULL;
     for (size_t i = 0; i < old; i++) {
         uint32_t hash, id1;
@@ -1764,12 +1806,12 @@ static void *grow_slots(void *slots, size_t *mask, size_t size, size_t hash_at, 
         }
         memcpy(grown + j * size, from + i * size, size);
     }
-    PyMem_Free(slots);
+    PyMem_RawFree(slots);
     *mask = cap - 1;
     return grown;
 }
 
-/* The id of a value by its raw bytes, labelling it at its first sight; -1 on a Python error. */
+/* The id of a value by its raw bytes, made at its first sight; -1 when out of memory. */
 static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
     uint32_t h = hash_bytes(p, n);
     size_t j = h & g->value_mask;
@@ -1777,29 +1819,20 @@ static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
         ValueSlot *v = &g->values[j];
         if (v->hash == h && v->len == n && same_bytes(v->p, p, (uint32_t)n)) return (int64_t)v->id1 - 1;
     }
-    PyObject *raw = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
-    PyObject *label = raw ? PyObject_CallOneArg(g->label, raw) : NULL;
-    Py_XDECREF(raw);
-    if (!label) return -1;
-    int failed = PyList_Append(g->labels, label) < 0;
-    Py_DECREF(label);
-    if (failed) return -1;
-    uint32_t id = (uint32_t)(PyList_GET_SIZE(g->labels) - 1);
-    g->values[j] = (ValueSlot){p, (uint32_t)n, h, id + 1};
+    if (reserve((void **)&g->value_of, &g->value_capacity, g->value_count, sizeof *g->value_of) < 0) return -1;
+    uint32_t id = (uint32_t)g->value_count;
+    g->values[j] = g->value_of[id] = (ValueSlot){p, (uint32_t)n, h, id + 1};
     if (++g->value_count * 2 > g->value_mask) {
         ValueSlot *grown = grow_slots(g->values, &g->value_mask, sizeof(ValueSlot), offsetof(ValueSlot, hash),
                                       offsetof(ValueSlot, id1));
-        if (!grown) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        if (!grown) return -1;
         g->values = grown;
     }
     return id;
 }
 
 /* The combination id of the group members of a line read whole (f->scanned), or of a line without a
- * document (f NULL: every member absent), made at its first sight at line `index`; -1 on a Python error. */
+ * document (f NULL: every member absent), made at its first sight at line `index`; -1 when out of memory. */
 static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
     uint32_t ids[MAX_GROUP_PATHS] = {0};
     uint32_t h = 2166136261u;
@@ -1843,19 +1876,10 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
             return g->last_combo;
         }
     }
-    PyObject *labels = PyTuple_New(g->paths);
-    if (!labels) return -1;
-    for (int i = 0; i < g->paths; i++) {
-        PyObject *label = PyList_GET_ITEM(g->labels, ids[i]);
-        Py_INCREF(label);
-        PyTuple_SET_ITEM(labels, i, label);
-    }
-    PyObject *first = PyLong_FromSsize_t(index);
-    int failed = !first || PyList_Append(g->tuples, labels) < 0 || PyList_Append(g->firsts, first) < 0;
-    Py_DECREF(labels);
-    Py_XDECREF(first);
-    if (failed) return -1;
-    uint32_t id = (uint32_t)(PyList_GET_SIZE(g->tuples) - 1);
+    if (reserve((void **)&g->combo_of, &g->combo_capacity, g->combo_count, sizeof *g->combo_of) < 0) return -1;
+    uint32_t id = (uint32_t)g->combo_count;
+    memcpy(g->combo_of[id].value, ids, sizeof ids);
+    g->combo_of[id].first = index;
     g->last_combo = id;
     ComboSlot *c = &g->combos[j];
     memcpy(c->value, ids, sizeof ids);
@@ -1864,88 +1888,111 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
     if (++g->combo_count * 2 > g->combo_mask) {
         ComboSlot *grown = grow_slots(g->combos, &g->combo_mask, sizeof(ComboSlot), offsetof(ComboSlot, hash),
                                       offsetof(ComboSlot, id1));
-        if (!grown) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        if (!grown) return -1;
         g->combos = grown;
     }
     return id;
 }
 
-static int add_span(PyObject *list, Py_ssize_t index, Py_ssize_t start, Py_ssize_t stop) {
-    PyObject *item = Py_BuildValue("(nnn)", index, start, stop);
-    if (!item) return -1;
-    int failed = PyList_Append(list, item) < 0;
-    Py_DECREF(item);
-    return failed ? -1 : 0;
-}
-
-/* The per-line results of a scan call, grown together as lines come. */
-typedef struct {
-    size_t capacity;
-    Py_ssize_t lines;       /* lines scanned */
-    Py_ssize_t initialised; /* entries of kind_of set (NULL or a reference) */
-    uint8_t *status;        /* a status byte per line */
-    PyObject **kind_of;     /* budget: a new reference to each line's kind where the scan knows it, else NULL */
-    uint32_t *group_of;     /* budget with groups: each line's combination id, or NO_GROUP */
-    PyObject *others;       /* (index, start, end, key) of the lines neither blank nor clean */
-    PyObject *reread;       /* budget: (index, start, end) of the lines read whole whose kind needs a parse */
-    PyObject *unread;       /* budget with groups: (index, start, end) of the lines without an id, not blank */
-} LineResults;
-
-static int results_open(LineResults *r, size_t capacity, int kinds, int groups) {
-    memset(r, 0, sizeof *r);
-    r->capacity = capacity;
-    r->status = PyMem_Malloc(capacity);
-    r->others = PyList_New(0);
-    if (kinds) {
-        r->kind_of = PyMem_Malloc(capacity * sizeof(PyObject *));
-        r->reread = PyList_New(0);
+/* With the GIL: each value's label (label(raw), once per value, in the order lines first show them), then
+ * the combinations' label tuples and first lines, as new references in *tuples and *firsts; -1 on an error. */
+static int groups_made(const Groups *g, PyObject *label, PyObject **tuples, PyObject **firsts) {
+    PyObject *labels = PyList_New((Py_ssize_t)g->value_count);
+    *tuples = *firsts = NULL;
+    for (size_t i = 0; labels && i < g->value_count; i++) {
+        const ValueSlot *v = &g->value_of[i];
+        PyObject *raw = PyBytes_FromStringAndSize((const char *)v->p, (Py_ssize_t)v->len);
+        PyObject *made = raw ? PyObject_CallOneArg(label, raw) : NULL;
+        Py_XDECREF(raw);
+        if (!made) Py_CLEAR(labels);
+        else PyList_SET_ITEM(labels, (Py_ssize_t)i, made);
     }
-    if (groups) {
-        r->group_of = PyMem_Malloc(capacity * sizeof(uint32_t));
-        r->unread = PyList_New(0);
+    if (!labels) return -1;
+    *tuples = PyList_New((Py_ssize_t)g->combo_count);
+    *firsts = PyList_New((Py_ssize_t)g->combo_count);
+    int failed = !*tuples || !*firsts;
+    for (size_t c = 0; !failed && c < g->combo_count; c++) {
+        PyObject *combination = PyTuple_New(g->paths), *first = PyLong_FromSsize_t(g->combo_of[c].first);
+        failed = !combination || !first;
+        for (int i = 0; !failed && i < g->paths; i++) {
+            PyObject *made = PyList_GET_ITEM(labels, g->combo_of[c].value[i]);
+            Py_INCREF(made);
+            PyTuple_SET_ITEM(combination, i, made);
+        }
+        if (failed) {
+            Py_XDECREF(combination);
+            Py_XDECREF(first);
+            break;
+        }
+        PyList_SET_ITEM(*tuples, (Py_ssize_t)c, combination);
+        PyList_SET_ITEM(*firsts, (Py_ssize_t)c, first);
     }
-    if (!r->status || !r->others || (kinds && (!r->kind_of || !r->reread)) ||
-        (groups && (!r->group_of || !r->unread))) {
-        if (!PyErr_Occurred()) PyErr_NoMemory();
+    Py_DECREF(labels);
+    if (failed) {
+        Py_CLEAR(*tuples);
+        Py_CLEAR(*firsts);
         return -1;
     }
     return 0;
 }
 
+typedef struct {
+    LineSpan line;
+    size_t key_at;      /* its memo key's bytes in LineResults.keys */
+    Py_ssize_t key_len; /* -1: no memo key */
+} OtherLine;
+
+typedef struct {
+    LineSpan line;
+    const uint8_t *text; /* KIND_TEXT: the kind's string inside its quotes, in the buffer */
+    size_t len;
+    int what; /* KIND_* */
+} KindNote;
+
+/* The per-line results of a scan call, in C arrays the scan fills without the GIL. */
+typedef struct {
+    size_t capacity;    /* of status and group_of */
+    Py_ssize_t lines;   /* lines scanned */
+    uint8_t *status;    /* a status byte per line */
+    uint32_t *group_of; /* budget with groups: each line's combination id, or NO_GROUP */
+    OtherLine *others;  /* the lines neither blank nor clean */
+    size_t other_count, other_capacity;
+    uint8_t *keys; /* their memo keys, one after another */
+    size_t key_bytes, key_capacity;
+    KindNote *kinds; /* budget: the lines whose kind the scan can say, or leaves to a parse */
+    size_t kind_count, kind_capacity;
+    Spans unread; /* budget with groups: the lines without an id, not blank */
+} LineResults;
+
+static int results_open(LineResults *r, size_t capacity, int groups) {
+    memset(r, 0, sizeof *r);
+    r->capacity = capacity;
+    r->status = PyMem_RawMalloc(capacity);
+    if (groups) r->group_of = PyMem_RawMalloc(capacity * sizeof(uint32_t));
+    return !r->status || (groups && !r->group_of) ? -1 : 0;
+}
+
 static int results_grow(LineResults *r) {
     size_t capacity = r->capacity * 2;
-    uint8_t *status = PyMem_Realloc(r->status, capacity);
-    if (!status) goto fail;
+    uint8_t *status = PyMem_RawRealloc(r->status, capacity);
+    if (!status) return -1;
     r->status = status;
-    if (r->kind_of) {
-        PyObject **more = PyMem_Realloc(r->kind_of, capacity * sizeof(PyObject *));
-        if (!more) goto fail;
-        r->kind_of = more;
-    }
     if (r->group_of) {
-        uint32_t *more = PyMem_Realloc(r->group_of, capacity * sizeof(uint32_t));
-        if (!more) goto fail;
+        uint32_t *more = PyMem_RawRealloc(r->group_of, capacity * sizeof(uint32_t));
+        if (!more) return -1;
         r->group_of = more;
     }
     r->capacity = capacity;
     return 0;
-fail:
-    PyErr_NoMemory();
-    return -1;
 }
 
 static void results_close(LineResults *r) {
-    PyMem_Free(r->status);
-    if (r->kind_of)
-        for (Py_ssize_t i = 0; i < r->initialised; i++) Py_XDECREF(r->kind_of[i]);
-    PyMem_Free(r->kind_of);
-    PyMem_Free(r->group_of);
-    Py_XDECREF(r->others);
-    Py_XDECREF(r->reread);
-    Py_XDECREF(r->unread);
+    PyMem_RawFree(r->status);
+    PyMem_RawFree(r->group_of);
+    PyMem_RawFree(r->others);
+    PyMem_RawFree(r->keys);
+    PyMem_RawFree(r->kinds);
+    PyMem_RawFree(r->unread.at);
     memset(r, 0, sizeof *r);
 }
 
@@ -1956,68 +2003,60 @@ typedef struct {
     PyObject *group_fields, *label; /* with --group-by; else None */
     Groups groups;      /* open when grouped */
     int grouped;
-    KindStrings cache;
 } BudgetView;
 
-static void budget_close(BudgetView *b) {
-    for (int i = 0; i < KIND_CACHE; i++) Py_CLEAR(b->cache.text[i]);
-    groups_close(&b->groups);
-}
-
-static int add_other(LineResults *r, Py_ssize_t index, Py_ssize_t start, Py_ssize_t stop, const KeyBuf *key,
-                     int keyed) {
-    PyObject *memo_key = keyed ? PyBytes_FromStringAndSize((const char *)key->buf, (Py_ssize_t)key->len) : Py_None;
-    if (!memo_key) return -1;
-    if (!keyed) Py_INCREF(Py_None);
-    PyObject *item = Py_BuildValue("(nnnN)", index, start, stop, memo_key);
-    int failed = !item || PyList_Append(r->others, item) < 0;
-    Py_XDECREF(item);
-    return failed ? -1 : 0;
-}
-
-/* The budget's failure kind of the line [q, next) at index, where the scan can say it. */
-static int note_kind(BudgetView *b, LineResults *r, const Table *table, const Fields *f, int status, int keyed,
-                     const KeyBuf *key, Py_ssize_t index, const uint8_t *base, const uint8_t *q, const uint8_t *next) {
-    int unclean = status == STATUS_TEXT || status == STATUS_CONTRACT;
-    /* classify: 1 + masked + ...; a clean unmasked line is a usable rollout whatever its kind */
-    if (f->scanned && (unclean || ((status - 1) & 1))) {
-        int again;
-        PyObject *kind = line_kind(table, f, q, next, &b->needle, b->no_kind, &b->cache, &again);
-        if (kind) {
-            r->kind_of[index] = kind; /* the reference moves into the list */
-        } else if (!again) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
-            PyErr_Clear(); /* not UTF-8 the reference would read: the line is read by the caller */
-            again = 1;
+static int add_other(LineResults *r, LineSpan line, const KeyBuf *key, int keyed) {
+    if (reserve((void **)&r->others, &r->other_capacity, r->other_count, sizeof *r->others) < 0) return -1;
+    OtherLine other = {line, r->key_bytes, -1};
+    if (keyed) {
+        while (r->key_bytes + key->len > r->key_capacity) {
+            size_t more = r->key_capacity ? r->key_capacity * 2 : 4096;
+            uint8_t *grown = PyMem_RawRealloc(r->keys, more);
+            if (!grown) return -1;
+            r->keys = grown, r->key_capacity = more;
         }
-        if (again && add_span(r->reread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)) < 0) return -1;
-    } else if (keyed && status == STATUS_TEXT && key->buf[0] != 'C') {
-        /* a text key names a defect of the JSON text itself: there is no document, so no kind */
-        Py_INCREF(b->no_kind);
-        r->kind_of[index] = b->no_kind;
+        memcpy(r->keys + r->key_bytes, key->buf, key->len);
+        r->key_bytes += key->len;
+        other.key_len = (Py_ssize_t)key->len;
     }
+    r->others[r->other_count++] = other;
     return 0;
 }
 
-/* The budget's group of the line [q, next) at index, where the scan can say it; else its span in unread. */
-static int note_group(BudgetView *b, LineResults *r, const Fields *f, int status, int keyed, const KeyBuf *key,
-                      Py_ssize_t index, const uint8_t *base, const uint8_t *q, const uint8_t *next) {
-    r->group_of[index] = NO_GROUP;
+/* The budget's failure kind of the line [q, next), where the scan can say it or knows a parse must. */
+static int note_kind(LineResults *r, const Table *table, const Py_buffer *needle, const Fields *f, int status,
+                     int keyed, const KeyBuf *key, LineSpan line, const uint8_t *q, const uint8_t *next) {
+    int unclean = status == STATUS_TEXT || status == STATUS_CONTRACT;
+    KindNote note = {line, NULL, 0, KIND_NONE};
+    /* classify: 1 + masked + ...; a clean unmasked line is a usable rollout whatever its kind */
+    if (f->scanned && (unclean || ((status - 1) & 1)))
+        note.what = line_kind(table, f, q, next, needle, &note.text, &note.len);
+    else if (!(keyed && status == STATUS_TEXT && key->buf[0] != 'C'))
+        return 0; /* (a text key names a defect of the JSON text itself: there is no document, so no kind) */
+    if (reserve((void **)&r->kinds, &r->kind_capacity, r->kind_count, sizeof *r->kinds) < 0) return -1;
+    r->kinds[r->kind_count++] = note;
+    return 0;
+}
+
+/* The budget's group of the line, where the scan can say it; else its span in unread. */
+static int note_group(Groups *g, LineResults *r, const Fields *f, int status, int keyed, const KeyBuf *key,
+                      LineSpan line) {
+    r->group_of[line.index] = NO_GROUP;
     /* a text key of a defect orjson refuses too (a NaN token, a syntax error, ill-formed UTF-8, a byte order
      * mark): the caller's parse would find no document, so every member is absent */
     int refused = keyed && status == STATUS_TEXT && memchr("NSUB", key->buf[0], 4);
     if ((f->scanned && !f->wide_int) || refused) { /* orjson, the caller's parse, reads long integers its own way */
-        int64_t id = group_id(&b->groups, refused ? NULL : f, index);
+        int64_t id = group_id(g, refused ? NULL : f, line.index);
         if (id < 0) return -1;
-        r->group_of[index] = (uint32_t)id;
+        r->group_of[line.index] = (uint32_t)id;
         return 0;
     }
     if (status == STATUS_BLANK) return 0;
-    return add_span(r->unread, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base));
+    return spans_add(&r->unread, line);
 }
 
-/* Every line of [base, end) into r, with the budget's kinds and groups when b is given: 0, or -1 with a
- * Python error. */
+/* Every line of [base, end) into r, with the budget's kinds and groups when b is given: 0, or -1 when out of
+ * memory. Touches no Python object: it may run without the GIL. */
 static int scan_lines(Scanner *scanner, const uint8_t *base, const uint8_t *end, LineResults *r, BudgetView *b) {
     Fields f;
     KeyBuf key;
@@ -2027,46 +2066,84 @@ static int scan_lines(Scanner *scanner, const uint8_t *base, const uint8_t *end,
         int status, keyed;
         const uint8_t *next = scan_line(scanner, q, end, &f, &key, &status, &keyed);
         r->status[index] = (uint8_t)status;
-        if (r->kind_of) r->kind_of[index] = NULL; /* set below where the kind is known */
-        r->initialised = index + 1;
-        if ((status == STATUS_TEXT || status == STATUS_CONTRACT) &&
-            add_other(r, index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base), &key, keyed) < 0)
-            return -1;
-        if (b && note_kind(b, r, &scanner->table, &f, status, keyed, &key, index, base, q, next) < 0) return -1;
-        if (b && b->grouped && note_group(b, r, &f, status, keyed, &key, index, base, q, next) < 0) return -1;
+        LineSpan line = {index, (Py_ssize_t)(q - base), (Py_ssize_t)(next - base)};
+        if ((status == STATUS_TEXT || status == STATUS_CONTRACT) && add_other(r, line, &key, keyed) < 0) return -1;
+        if (b && note_kind(r, &scanner->table, &b->needle, &f, status, keyed, &key, line, q, next) < 0) return -1;
+        if (b && b->grouped && note_group(&b->groups, r, &f, status, keyed, &key, line) < 0) return -1;
         q = next;
     }
     return 0;
 }
 
-/* LineKinds(where, kinds): the lines with a known kind, as uint32 indices, and their kinds (moved out of r). */
-static PyObject *line_kinds(ModuleState *state, LineResults *r) {
-    Py_ssize_t known = 0;
-    for (Py_ssize_t i = 0; i < r->lines; i++) known += r->kind_of[i] != NULL;
-    PyObject *where = PyBytes_FromStringAndSize(NULL, known * (Py_ssize_t)sizeof(uint32_t));
-    PyObject *values = where ? PyList_New(known) : NULL;
-    if (!values) {
-        Py_XDECREF(where);
-        return NULL;
+/* [(index, start, end, memo key or None), ...] of the lines neither blank nor clean. */
+static PyObject *others_list(const LineResults *r) {
+    PyObject *list = PyList_New((Py_ssize_t)r->other_count);
+    for (size_t i = 0; list && i < r->other_count; i++) {
+        const OtherLine *o = &r->others[i];
+        PyObject *memo_key = Py_None;
+        if (o->key_len < 0) Py_INCREF(Py_None);
+        else memo_key = PyBytes_FromStringAndSize((const char *)r->keys + o->key_at, o->key_len);
+        PyObject *item = memo_key ? Py_BuildValue("(nnnN)", o->line.index, o->line.start, o->line.stop, memo_key) : NULL;
+        if (!item) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, (Py_ssize_t)i, item);
     }
-    uint32_t *at = (uint32_t *)PyBytes_AS_STRING(where);
-    for (Py_ssize_t i = 0, k = 0; i < r->lines; i++) {
-        if (!r->kind_of[i]) continue;
-        at[k] = (uint32_t)i;
-        PyList_SET_ITEM(values, k++, r->kind_of[i]); /* the reference moves into the list */
-        r->kind_of[i] = NULL;
+    return list;
+}
+
+/* LineKinds(where, kinds) into *known and the reread spans into *reread, from the scan's notes: a kind
+ * string that is not UTF-8 the reference would read is the caller's to parse too. -1 on an error. */
+static int budget_kinds(ModuleState *state, const LineResults *r, PyObject *no_kind, PyObject **known,
+                        PyObject **reread) {
+    KindStrings cache;
+    memset(&cache, 0, sizeof cache);
+    PyObject *kinds = PyList_New(0);
+    *reread = PyList_New(0);
+    *known = NULL;
+    uint32_t *where = PyMem_Malloc((r->kind_count + 1) * sizeof(uint32_t));
+    Py_ssize_t count = 0;
+    int failed = !kinds || !*reread || !where;
+    if (!where) PyErr_NoMemory();
+    for (size_t i = 0; !failed && i < r->kind_count; i++) {
+        const KindNote *note = &r->kinds[i];
+        int again = note->what == KIND_REREAD;
+        PyObject *kind = NULL;
+        if (note->what == KIND_NONE) {
+            kind = no_kind;
+            Py_INCREF(kind);
+        } else if (note->what == KIND_TEXT && !(kind = kind_string(&cache, note->text, note->len))) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                failed = 1;
+                break;
+            }
+            PyErr_Clear(); /* not UTF-8 the reference would read: the line is read by the caller */
+            again = 1;
+        }
+        if (kind) {
+            where[count++] = (uint32_t)note->line.index;
+            failed = PyList_Append(kinds, kind) < 0;
+            Py_DECREF(kind);
+        }
+        if (again && !failed) {
+            PyObject *item = span_tuple(note->line);
+            failed = !item || PyList_Append(*reread, item) < 0;
+            Py_XDECREF(item);
+        }
     }
-    return named(state->LineKinds, 2, where, values);
+    for (int i = 0; i < KIND_CACHE; i++) Py_XDECREF(cache.text[i]);
+    if (!failed) *known = named(state->LineKinds, 2, PyBytes_FromStringAndSize((const char *)where, count * 4), kinds);
+    else Py_XDECREF(kinds);
+    PyMem_Free(where);
+    if (!*known) Py_CLEAR(*reread);
+    return *known ? 0 : -1;
 }
 
 /* ChunkGroups(ids, combinations, firsts, unread), or None without groups. */
-static PyObject *chunk_groups(ModuleState *state, LineResults *r, BudgetView *b) {
+static PyObject *chunk_groups(ModuleState *state, const LineResults *r, BudgetView *b) {
     if (!b->grouped) Py_RETURN_NONE;
+    PyObject *tuples, *firsts;
+    if (groups_made(&b->groups, b->label, &tuples, &firsts) < 0) return NULL;
     PyObject *ids = PyBytes_FromStringAndSize((const char *)r->group_of, r->lines * (Py_ssize_t)sizeof(uint32_t));
-    Py_INCREF(b->groups.tuples);
-    Py_INCREF(b->groups.firsts);
-    Py_INCREF(r->unread);
-    return named(state->ChunkGroups, 4, ids, b->groups.tuples, b->groups.firsts, r->unread);
+    return named(state->ChunkGroups, 4, ids, tuples, firsts, span_list(&r->unread));
 }
 
 /* The scan of one chunk: Scan, or BudgetScan with b. The field table and kinds are loaded into a scanner of
@@ -2087,18 +2164,28 @@ static PyObject *scan_chunk(ModuleState *state, const Py_buffer *buf, const Py_b
         goto done;
     }
     if (b && b->grouped && groups_open(&b->groups, &scanner->table, b->group_fields, b->label) < 0) goto done;
+    /* Without the GIL the buffer stays as it is: the caller's Py_buffer export keeps it alive, and bytes cannot
+     * change, nor can a bytearray or mmap with an export be resized or closed. */
     const uint8_t *base = (const uint8_t *)buf->buf;
-    if (results_open(&r, (size_t)buf->len / 64 + 64, b != NULL, b && b->grouped) < 0 ||
-        scan_lines(scanner, base, base + buf->len, &r, b) < 0)
-        goto done;
-    PyObject *statuses = PyBytes_FromStringAndSize((const char *)r.status, r.lines);
-    Py_INCREF(r.others);
-    if (!b) {
-        result = named(state->Scan, 2, statuses, r.others);
+    PyThreadState *released = buf->len >= GIL_FREE_BYTES ? PyEval_SaveThread() : NULL;
+    int failed = results_open(&r, (size_t)buf->len / 64 + 64, b && b->grouped) < 0 ||
+                 scan_lines(scanner, base, base + buf->len, &r, b) < 0;
+    if (released) PyEval_RestoreThread(released);
+    if (failed) {
+        PyErr_NoMemory();
         goto done;
     }
-    Py_INCREF(r.reread);
-    result = named(state->BudgetScan, 5, statuses, r.others, line_kinds(state, &r), r.reread, chunk_groups(state, &r, b));
+    PyObject *statuses = PyBytes_FromStringAndSize((const char *)r.status, r.lines);
+    if (!b) {
+        result = named(state->Scan, 2, statuses, others_list(&r));
+        goto done;
+    }
+    PyObject *known, *reread;
+    if (budget_kinds(state, &r, b->no_kind, &known, &reread) < 0) {
+        Py_XDECREF(statuses);
+        goto done;
+    }
+    result = named(state->BudgetScan, 5, statuses, others_list(&r), known, reread, chunk_groups(state, &r, b));
 done:
     results_close(&r);
     PyMem_Free(scanner);
@@ -2110,7 +2197,9 @@ PyDoc_STRVAR(scan_doc,
              "Classify every newline-terminated line of buffer (the last line may lack its own newline) by the\n"
              "field table fields (fastpath.field_table) and the registered kinds (\\0a\\0b\\0).\n"
              "statuses holds one byte per line; others lists (index, start, end, key) of the lines that are\n"
-             "neither blank nor clean, key being a memo key (bytes) or None.");
+             "neither blank nor clean, key being a memo key (bytes) or None.\n"
+             "A buffer of 64 KiB or more is scanned without the GIL, so other threads run meanwhile; the caller\n"
+             "leaves a writable buffer's contents alone until the call returns.");
 
 static PyObject *scan(PyObject *module, PyObject *args) {
     Py_buffer buf, fields, kinds;
@@ -2136,7 +2225,8 @@ PyDoc_STRVAR(scan_budget_doc,
              "With group_fields and label, groups holds the --group-by values of each line (else None):\n"
              "group_fields holds the field-table number of each group path's member (a byte each, at most\n"
              "MAX_GROUP_PATHS), label(raw) makes a value's label from its JSON text, called once per distinct\n"
-             "text (b\"null\" for an absent or null member, b\"{}\" and b\"[]\" for containers). groups is\n"
+             "text (b\"null\" for an absent or null member, b\"{}\" and b\"[]\" for containers), after the scan, with\n"
+             "the GIL, in the order lines first show the texts. groups is\n"
              "ChunkGroups(ids, combinations, firsts, unread): ids a uint32 per line (native order), the id of its\n"
              "combination of labels, 0xFFFFFFFF for a blank line or one the scan did not read whole (or read\n"
              "with an integer past 18 digits); combinations the label tuples by id, in the order lines first\n"
@@ -2157,7 +2247,7 @@ static PyObject *scan_budget(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "scan_budget: group_fields (bytes) and label go together");
     else
         result = scan_chunk(PyModule_GetState(module), &buf, &fields, &kinds, &b);
-    budget_close(&b);
+    groups_close(&b.groups);
     PyBuffer_Release(&buf);
     PyBuffer_Release(&fields);
     PyBuffer_Release(&kinds);
