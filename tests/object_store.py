@@ -181,3 +181,45 @@ def assert_same_report(got: dict[str, Any], expected: dict[str, Any]) -> None:
     assert list(got) == list(expected)
     for field, value in expected.items():
         assert got[field] == value, field
+
+
+REPLACEMENT_VALID = b'{"reward": 1.0, "mask_sample": false, "failure_kind": null}\n'
+REPLACEMENT_BLEND = b'{"reward": "1", "mask_sample": false, "failure_kind": null}\n'
+"""The same length as REPLACEMENT_VALID (only the version tells them apart), invalid (a string reward): a read
+that blends the two versions shows as invalid lines."""
+
+
+def check_an_object_replaced_mid_read(
+    s3: S3, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], size: int = 40 << 20
+) -> list[int]:
+    """``check`` of a 40 MB object that is replaced by one of the same size right after its first block was
+    read: exit 2, one line naming the URL, only the first version's lines (none invalid, none past the last
+    block of it). Returns the blocks' offsets the reader asked for, for the caller's own assertions."""
+    import json
+
+    from verify_contract.check import _remote as remote  # the reader's block fetch is what gets the replacement
+    from verify_contract.cli import main
+
+    first = REPLACEMENT_VALID * (size // len(REPLACEMENT_VALID))
+    second = REPLACEMENT_BLEND * (size // len(REPLACEMENT_BLEND))
+    url = s3.put("replaced/rollouts.jsonl", first)
+    original = remote._Reader._fetch
+    fetched: list[int] = []
+
+    def fetch_then_replace(reader: Any, start: int) -> Any:
+        data = original(reader, start)
+        fetched.append(start)
+        if start == 0:  # the first block is v1; every block asked for after it finds v2
+            s3.put("replaced/rollouts.jsonl", second)
+        return data
+
+    monkeypatch.setattr(remote._Reader, "_fetch", fetch_then_replace)
+    code = main(["check", url, "--storage-options", json.dumps(s3.options), "--format", "json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert code == 2
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"verify-contract check: {url}: the object changed while it was read (ETag ")
+    assert report["invalid"] == 0 and 0 < report["valid"] < len(first) // len(REPLACEMENT_VALID)
+    assert report["valid"] * len(REPLACEMENT_VALID) <= 2 * remote.READ_BLOCK_BYTES  # no line past v1's last block
+    return fetched

@@ -5,12 +5,12 @@ and breach of each panel marked where the report says they happened."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from storm_example import STORM
 
 from verify_contract.budget import FailureBudget
 from verify_contract.check import _run as check
@@ -27,17 +27,6 @@ from verify_contract.check._budget_plot import build_figure
 ROOT = Path(__file__).resolve().parents[2]
 GROUP = "_ng_environment_server"
 WINDOW = 64
-
-
-def _storm_module() -> Any:
-    spec = importlib.util.spec_from_file_location("storm", ROOT / "examples" / "storm.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-STORM = _storm_module()
 
 
 @pytest.fixture(scope="module")

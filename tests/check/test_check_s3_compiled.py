@@ -17,12 +17,21 @@ from typing import Any
 import pytest
 
 from verify_contract.check import CheckOptions, check_paths, check_sources
-from verify_contract.check import _remote as remote
 from verify_contract.check._inputs import resolve
 from verify_contract.check._remote import open_url, opened_ahead
-from verify_contract.cli import main
 
-from object_store import BUCKET, S3, assert_same_report, corpus_lines, go_s3_server, renamed, write_corpus
+from object_store import (
+    BUCKET,
+    REPLACEMENT_BLEND,
+    REPLACEMENT_VALID,
+    S3,
+    assert_same_report,
+    check_an_object_replaced_mid_read,
+    corpus_lines,
+    go_s3_server,
+    renamed,
+    write_corpus,
+)
 
 pytest.importorskip("s3fs", reason="the [s3] extra (the test extra installs it)")
 
@@ -133,9 +142,7 @@ def requests(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return sent
 
 
-VALID = b'{"reward": 1.0, "mask_sample": false, "failure_kind": null}\n'
-# The same length (only the version tells them apart), invalid (a string reward): a blend shows as invalid lines.
-BLEND = b'{"reward": "1", "mask_sample": false, "failure_kind": null}\n'
+VALID, BLEND = REPLACEMENT_VALID, REPLACEMENT_BLEND
 
 
 def test_the_version_check_rides_on_each_get(s3: S3, requests: Counter[str]) -> None:
@@ -163,25 +170,7 @@ def test_an_object_replaced_mid_read_stops_the_run_on_a_server_that_ignores_if_m
 ) -> None:
     """gofakes3 serves a replacement to a GET that names the old ETag in If-Match; the reply's own ETag tells
     the read apart: exit 2, one line naming the URL, the first version's lines only (no invalid line)."""
-    size = 40 << 20
-    first, second = VALID * (size // len(VALID)), BLEND * (size // len(BLEND))
-    url = s3.put("replaced/rollouts.jsonl", first)
-    original = remote._Reader._fetch
-
-    def fetch_then_replace(reader: Any, start: int) -> bytes:
-        data = original(reader, start)
-        if start == 0:  # the first block is v1; every block asked for after it is v2
-            s3.put("replaced/rollouts.jsonl", second)
-        return data
-
-    monkeypatch.setattr(remote._Reader, "_fetch", fetch_then_replace)
-    code = main(["check", url, "--storage-options", json.dumps(s3.options), "--format", "json"])
-    captured = capsys.readouterr()
-    report = json.loads(captured.out)
-    assert code == 2
-    (line,) = captured.err.splitlines()
-    assert line.startswith(f"verify-contract check: {url}: the object changed while it was read (ETag ")
-    assert report["invalid"] == 0 and 0 < report["valid"] * len(VALID) <= 2 * remote.READ_BLOCK_BYTES
+    check_an_object_replaced_mid_read(s3, monkeypatch, capsys)
 
 
 def test_a_small_object_replaced_after_listing_is_not_read(s3: S3) -> None:

@@ -18,9 +18,8 @@ from storm_example import STORM
 from verify_contract.check import CheckOptions, check_paths, check_sources
 from verify_contract.check import _remote as remote
 from verify_contract.check._inputs import resolve
-from verify_contract.cli import main
 
-from object_store import BUCKET, S3, s3_server
+from object_store import BUCKET, REPLACEMENT_VALID, S3, check_an_object_replaced_mid_read, s3_server
 
 pytest.importorskip("s3fs", reason="the [s3] extra (the test extra installs it)")
 
@@ -84,38 +83,13 @@ def _lines_of(size: int, line: bytes) -> bytes:
     return line * (size // len(line))
 
 
-VALID = b'{"reward": 1.0, "mask_sample": false, "failure_kind": null}\n'
-# The same length (only the version tells them apart), invalid (a string reward): a blend shows as invalid lines.
-BLEND = b'{"reward": "1", "mask_sample": false, "failure_kind": null}\n'
+VALID = REPLACEMENT_VALID
 
 
 def test_an_object_replaced_mid_read_is_one_line_and_exit_2_never_a_blend(
     s3: S3, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    size = 40 << 20
-    first, second = _lines_of(size, VALID), _lines_of(size, BLEND)
-    assert len(first) == len(second) and first != second
-    url = s3.put("replaced/rollouts.jsonl", first)
-    original = remote._Reader._fetch
-    fetched: list[int] = []
-
-    def fetch_then_replace(reader: Any, start: int) -> bytes:
-        data = original(reader, start)
-        fetched.append(start)
-        if start == 0:  # the first block is v1; every block asked for after it finds v2
-            s3.put("replaced/rollouts.jsonl", second)
-        return data
-
-    monkeypatch.setattr(remote._Reader, "_fetch", fetch_then_replace)
-    code = main(["check", url, "--storage-options", json.dumps(s3.options), "--format", "json"])
-    captured = capsys.readouterr()
-    report = json.loads(captured.out)
-    assert code == 2
-    (line,) = captured.err.splitlines()
-    assert line.startswith(f"verify-contract check: {url}: the object changed while it was read (ETag ")
-    assert report["invalid"] == 0 and 0 < report["valid"] < size // len(VALID)  # only v1's lines, then the stop
-    assert report["valid"] * len(VALID) <= 2 * remote.READ_BLOCK_BYTES  # no line past the last v1 block
-    assert len(fetched) >= 2
+    assert len(check_an_object_replaced_mid_read(s3, monkeypatch, capsys)) >= 2
 
 
 def test_an_object_replaced_after_listing_is_not_read_at_all(s3: S3) -> None:

@@ -248,21 +248,13 @@ def reread_repeated_names(
     grown = bytearray(ids)
     line_ids = memoryview(grown).cast("I")
     combos, firsts = list(combos), list(firsts)
-    known = {combo: at for at, combo in reversed(list(enumerate(combos)))}
+    known = _combo_numbers(combos)
     for number, span in enumerate(taken):
         rescanned = new_ids[number]
         if rescanned == fastpath.NO_GROUP:
             rest.append(span)
             continue
-        index, group = span[0], new_combos[rescanned]
-        at = known.get(group)
-        if at is None:
-            at = known[group] = len(combos)
-            combos.append(group)
-            firsts.append(index)
-        elif firsts[at] > index:
-            firsts[at] = index
-        line_ids[index] = at
+        line_ids[span[0]] = _combo_of(known, combos, firsts, new_combos[rescanned], span[0])
     line_ids.release()
     rest.sort()
     return bytes(grown), combos, firsts, rest
@@ -436,6 +428,30 @@ def _pair(row: Any) -> tuple[int, int] | None:
     return (task, rollout) if type(task) is int and type(rollout) is int else None  # an int, not a bool
 
 
+def _combo_numbers(combos: list[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
+    """Each group combination's number in a chunk's list (the first, where the scan listed one twice)."""
+    return {combo: at for at, combo in reversed(list(enumerate(combos)))}
+
+
+def _combo_of(
+    known: dict[tuple[str, ...], int],
+    combos: list[tuple[str, ...]],
+    firsts: list[int],
+    group: tuple[str, ...],
+    index: int,
+) -> int:
+    """The number of line ``index``'s group combination, listed (with the line as its first) if it is new, and
+    its first line moved up if this one comes earlier: for the lines the compiled scan did not number."""
+    at = known.get(group)
+    if at is None:
+        at = known[group] = len(combos)
+        combos.append(group)
+        firsts.append(index)
+    elif firsts[at] > index:
+        firsts[at] = index
+    return at
+
+
 def _groups(
     chunk: bytes | memoryview, states: bytearray, scanned: fastpath.GroupIds | None, paths: tuple[GroupPath, ...]
 ) -> Groups:
@@ -455,19 +471,12 @@ def _groups(
         unread = [(index, view[start:stop]) for index, start, stop in scanned[3] if states[index]]
     if unread:
         line_ids = memoryview(ids).cast("I")
-        known = {combo: at for at, combo in reversed(list(enumerate(combos)))}
+        known = _combo_numbers(combos)
         absent = (ABSENT_GROUP,) * len(paths)
         for index, line in unread:
             row = _loads(line)
             group = group_of(row, paths) if isinstance(row, dict) else absent
-            at = known.get(group)
-            if at is None:
-                at = known[group] = len(combos)
-                combos.append(group)
-                firsts.append(index)
-            elif firsts[at] > index:
-                firsts[at] = index
-            line_ids[index] = at
+            line_ids[index] = _combo_of(known, combos, firsts, group, index)
     return bytes(ids), combos, firsts
 
 
