@@ -126,43 +126,37 @@ def test_objects_opened_ahead_are_bounded_and_in_order(s3: S3) -> None:
     assert handed == urls
 
 
-@pytest.fixture
-def requests(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Every request the run's S3 clients send, by operation (``get_object``, ``head_object``, ...)."""
-    import s3fs
+def served(s3: S3) -> Counter[str]:
+    """The requests the server has answered so far, by kind (``GET object``, ``HEAD object``, ``list``, ...),
+    whatever client sent them."""
+    import urllib.request
 
-    sent: Counter[str] = Counter()
-    original = s3fs.S3FileSystem._call_s3
-
-    async def counted(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
-        sent[method] += 1
-        return await original(fs, method, *args, **kwargs)
-
-    monkeypatch.setattr(s3fs.S3FileSystem, "_call_s3", counted)
-    return sent
+    with urllib.request.urlopen(f"{s3.endpoint}/-/requests", timeout=30) as reply:
+        return Counter(json.loads(reply.read()))
 
 
 VALID, BLEND = REPLACEMENT_VALID, REPLACEMENT_BLEND
 
 
-def test_the_version_check_rides_on_each_get(s3: S3, requests: Counter[str]) -> None:
-    """A listed object read in blocks costs one GET a block and nothing else: each reply's ETag is compared with
-    the listed one, no HEAD asks for it again; and a small object opened ahead costs one GET."""
+def test_the_version_check_rides_on_each_get(s3: S3) -> None:
+    """A listed object read in blocks costs one GET a block and nothing else, counted by the server: each
+    reply's ETag is compared with the listed one, no HEAD asks for it again; and a small object opened ahead
+    costs one GET."""
     block = 64 << 10
     data = VALID * (5 * block // len(VALID))
     url = s3.put("versioned/big.jsonl", data)
     s3.put("versioned/small.jsonl", VALID * 3)
     sources, errors = resolve([f"s3://{BUCKET}/versioned/"], urls=True, storage_options=s3.options)
     assert not errors and [s.name for s in sources] == [url, f"s3://{BUCKET}/versioned/small.jsonl"]
-    requests.clear()  # the listing's own requests
+    before = served(s3)  # the puts' and the listing's own requests
     with open_url(url, sources[0].options_json, block_bytes=block, version=sources[0].version) as stream:
         assert stream.read() == data
-    assert requests == {"get_object": -(-len(data) // block)}
-    requests.clear()
+    after = served(s3)
+    assert after - before == {"GET object": -(-len(data) // block)}
     (ahead,) = opened_ahead(sources[1:])
     with ahead.open_raw() as stream:
         assert stream.read() == VALID * 3
-    assert requests == {"get_object": 1}
+    assert served(s3) - after == {"GET object": 1}
 
 
 def test_an_object_replaced_mid_read_stops_the_run_on_a_server_that_ignores_if_match(
@@ -182,3 +176,77 @@ def test_a_small_object_replaced_after_listing_is_not_read(s3: S3) -> None:
     report = check_sources(sources, CheckOptions())  # objects in storage opened ahead, as a run opens them
     assert report.lines == 0 and len(report.input_errors) == 1
     assert report.input_errors[0].startswith(f"{url}: the object changed while it was read (ETag ")
+
+
+@pytest.fixture
+def through_s3fs(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The requests sent through s3fs's client, by operation (``get_object``, ``head_object``, ...)."""
+    import s3fs
+
+    sent: Counter[str] = Counter()
+    original = s3fs.S3FileSystem._call_s3
+
+    async def counted(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        sent[method] += 1
+        return await original(fs, method, *args, **kwargs)
+
+    monkeypatch.setattr(s3fs.S3FileSystem, "_call_s3", counted)
+    return sent
+
+
+def test_gets_are_plain_http_and_what_they_cannot_read_goes_through_s3fs(s3: S3, through_s3fs: Counter[str]) -> None:
+    """An object's GETs skip s3fs's client (none reaches its ``get_object``), each a plain HTTP request to the
+    object's presigned URL; a reply that is not the bytes asked for (an object deleted after it was listed: 404)
+    is asked again through s3fs's client, whose error the run reports as it always did."""
+    data = VALID * (3 * (64 << 10) // len(VALID))
+    url = s3.put("plain/big.jsonl", data)
+    s3.put("plain/gone.jsonl", VALID)
+    sources, errors = resolve([f"s3://{BUCKET}/plain/"], urls=True, storage_options=s3.options)
+    assert not errors and len(sources) == 2
+    through_s3fs.clear()
+    with open_url(url, sources[0].options_json, block_bytes=64 << 10, version=sources[0].version) as stream:
+        assert stream.read() == data
+    assert through_s3fs["get_object"] == 0
+    s3.fs.rm(f"{BUCKET}/plain/gone.jsonl")
+    report = check_sources(sources[1:], CheckOptions())
+    assert through_s3fs["get_object"] >= 1
+    assert report.input_errors == [f"s3://{BUCKET}/plain/gone.jsonl: no such object (or bucket)"]
+
+
+def test_a_connection_the_server_closed_while_idle_is_replaced(s3: S3, through_s3fs: Counter[str]) -> None:
+    """Keep-alive connections are reused; one whose socket was closed while it waited in the pool costs no
+    error and no request: the GET goes out once more on a new connection."""
+    import socket
+
+    from verify_contract.check import _s3_http
+    from verify_contract.check._remote import filesystem, get_object
+
+    s3.put("idle/object.jsonl", VALID * 5)
+    fs, path = filesystem(f"s3://{BUCKET}/idle/object.jsonl", json.dumps(s3.options, sort_keys=True))
+    assert get_object(fs, path)[0] == [VALID * 5]
+    idle = [c for held in _s3_http._POOL._idle.values() for c in held]
+    assert idle, "the connection went back to the pool"
+    for connection in idle:
+        assert connection.sock is not None
+        connection.sock.shutdown(socket.SHUT_RDWR)
+    before = served(s3)
+    pieces, etag = get_object(fs, path, 0, len(VALID))
+    assert [bytes(piece) for piece in pieces] == [VALID] and etag.startswith("ETag ")
+    assert served(s3) - before == {"GET object": 1} and through_s3fs["get_object"] == 0
+
+
+def test_a_proxy_in_the_environment_leaves_the_gets_to_s3fs(s3: S3, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plain path sends no request a proxy should have carried: with a proxy for the endpoint's scheme in
+    the environment, S3 is read through s3fs's client (which honours it); one the endpoint bypasses changes
+    nothing."""
+    from verify_contract.check._remote import filesystem
+    from verify_contract.check._s3_http import plain_http_ok
+
+    fs, _ = filesystem(f"s3://{BUCKET}/any.jsonl", json.dumps(s3.options, sort_keys=True))
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert plain_http_ok(fs)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    assert not plain_http_ok(fs)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    assert plain_http_ok(fs)

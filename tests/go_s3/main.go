@@ -5,9 +5,13 @@
 // it stops when its standard input closes, so a test or benchmark that dies leaves no server behind. With
 // -latency, every request waits that long before it is served: a store's round trip (tens of milliseconds to a
 // cloud bucket, under one on loopback), so that reading many objects concurrently can be measured as it pays off.
+//
+// GET /-/requests answers the requests served so far, by kind ("GET object", "HEAD object", "list", ...; a JSON
+// object), whoever sent them: a test asserts what a read cost on the wire. No bucket name starts with "-".
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +19,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
@@ -45,7 +51,7 @@ func main() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}()
-	handler := faker.Server()
+	handler := counted(faker.Server())
 	if *latency > 0 {
 		served := handler
 		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,4 +61,38 @@ func main() {
 	}
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second}
 	log.Fatal(server.Serve(listener))
+}
+
+// counted serves /-/requests and counts every other request by kind.
+func counted(served http.Handler) http.Handler {
+	var lock sync.Mutex
+	counts := map[string]int{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/-/requests" {
+			lock.Lock()
+			body, _ := json.Marshal(counts)
+			lock.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body)
+			return
+		}
+		lock.Lock()
+		counts[kind(r)]++
+		lock.Unlock()
+		served.ServeHTTP(w, r)
+	})
+}
+
+// kind names a request as a test speaks of it: an object's GET, HEAD or PUT, a bucket's listing, or another.
+func kind(r *http.Request) string {
+	path := strings.Trim(r.URL.Path, "/")
+	object := strings.Contains(path, "/")
+	switch {
+	case r.Method == http.MethodGet && !object:
+		return "list"
+	case object:
+		return r.Method + " object"
+	default:
+		return r.Method + " " + path
+	}
 }
