@@ -73,10 +73,14 @@ def outcome_memo(contract: Contract) -> dict[bytes | None, Outcome]:
 
 
 def clear_caches() -> None:
-    """Forget the memoised outcomes and findings (benchmarks measure a cold pass with it)."""
+    """Forget the memoised outcomes and findings, and the URL reader's spare buffers (benchmarks measure a cold
+    pass, as a new process makes it, with it)."""
     compose = sys.modules.get("verify_contract.check._compose")  # nothing cached if it was never imported
     if compose is not None:
         compose.clear_caches()
+    remote = sys.modules.get("verify_contract.check._remote")
+    if remote is not None:
+        remote.clear_spare_blocks()
     _OUTCOMES.clear()
 
 

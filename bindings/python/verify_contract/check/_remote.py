@@ -31,6 +31,16 @@ enough that a request's round trip is small against its transfer, small enough t
 
 _GLOB_CHARS = frozenset("*?[")
 
+_SPARE_BLOCKS: list[bytearray] = []
+"""Buffers of ``READ_BLOCK_BYTES`` that objects' blocks were read into, for the next reader to reuse: a new one
+costs a page fault per 4 KiB when first written, with the GIL held (about 25 ms a 16 MiB block, measured);
+at most ``SPARE_BLOCKS`` are kept, ``clear_spare_blocks`` drops them."""
+SPARE_BLOCKS = 4
+
+
+def clear_spare_blocks() -> None:
+    _SPARE_BLOCKS.clear()
+
 
 def describe(error: BaseException) -> str:
     """One line about a filesystem error (fsspec's own errors often hold nothing but the path)."""
@@ -266,7 +276,8 @@ class _Reader(io.RawIOBase):
         self._fetched: deque[bytes] = deque()  # and the pieces of its block after it
         self._pending: list[Any] = []  # futures of the next blocks, in order
         self._lent: bytearray | None = None  # the buffer the pieces being read are views of
-        self._spare: list[bytearray] = []  # buffers read into before, their pages touched: reused
+        # Buffers read into before, their pages mapped: the process's when this reader's are of the usual size.
+        self._spare: list[bytearray] = _SPARE_BLOCKS if block_bytes == READ_BLOCK_BYTES <= size else []
         self._next = 0  # the offset of the first block not yet asked for
         self._pool: Any = None
 
@@ -291,9 +302,13 @@ class _Reader(io.RawIOBase):
                     f"{now or 'none'} at bytes {start}-{end}); read no further, so that no report mixes two versions"
                 )
         if not any(isinstance(piece, memoryview) for piece in pieces):
-            self._spare.append(buffer)
+            self._keep(buffer)
             return pieces, None
         return pieces, buffer
+
+    def _keep(self, buffer: bytearray) -> None:
+        if len(self._spare) < SPARE_BLOCKS:
+            self._spare.append(buffer)
 
     def _ask(self) -> None:
         if self._pool is None:
@@ -340,7 +355,7 @@ class _Reader(io.RawIOBase):
     def _give_back(self) -> None:
         """The read block's buffer to the spares (its pieces are all read: no view of it is handed on)."""
         if self._lent is not None:
-            self._spare.append(self._lent)
+            self._keep(self._lent)
             self._lent = None
 
     def seekable(self) -> bool:
