@@ -8,8 +8,10 @@
 
 Rows (in process, medians of --reps; every report is compared with the local one, field by field):
 
-- S3: reading the files through `check`'s own URL reader from moto's S3 server on 127.0.0.1, against reading
-  the same files from the local disk (page cache); then `check` of the URLs against `check` of the files.
+- S3: reading the files through `check`'s own URL reader from a compiled S3 server on 127.0.0.1 (gofakes3;
+  `--s3-server moto` for moto's), against plain concurrent ranged GETs of the same blocks (urllib3 at
+  presigned URLs, and s3fs's own client) and reading the same files from the local disk (page cache); then
+  `check` of the URLs against `check` of the files.
 - Ray: `check --engine ray` on a local Ray of --cpus CPUs (started once, outside the timing) against
   `--jobs 2` and `--jobs 1` in process, on the 8-file archive; where the Ray run's time goes (planning, the
   tasks' own time, the driver's merge, the rest: scheduling and transfer), and from those a projection of
@@ -37,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the te
 
 FILES = 8
 READ_BYTES = 1 << 20
-GETS_ROW = "read: concurrent ranged GETs (s3fs, the reader's blocks and depth)"
+GETS_ROW = "read: concurrent ranged GETs (urllib3, presigned URLs, the reader's blocks and depth)"
+S3FS_GETS_ROW = "read: concurrent ranged GETs (s3fs, the reader's blocks and depth)"
 READER_ROW = "read: s3:// through check's URL reader"
 CHECK_ROW = "check: s3:// URLs"
 MANY_ONE_ROW = "check: many objects, one GET after another"
@@ -163,15 +166,43 @@ def s3_process(server: str, latency: float = 0.0) -> Iterator[tuple[str, dict[st
         process.wait(timeout=30)
 
 
-def ranged_gets(fs: Any, paths: list[str], block: int, in_flight: int) -> int:
-    """A plain concurrent ranged GET of whole objects: every block of every object asked for through the same
-    client (s3fs), ``in_flight`` at a time, bytes only (no checking): what the URL reader is measured against."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    ranges = [
+def _ranges(fs: Any, paths: list[str], block: int) -> list[tuple[str, int, int]]:
+    return [
         (p, start, min(start + block, size)) for p in paths for size in [fs.size(p)] for start in range(0, size, block)
     ]
+
+
+def ranged_gets(fs: Any, paths: list[str], block: int, in_flight: int) -> int:
+    """A plain concurrent ranged GET of whole objects: every block of every object asked for by urllib3 (another
+    HTTP client than the reader's) at a URL presigned by s3fs's client, ``in_flight`` at a time, bytes only
+    (no checking, no version compared): what the URL reader is measured against."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import urllib3
+    from fsspec.asyn import sync
+
+    async def presign(path: str) -> str:
+        await fs.set_session()
+        bucket, key, _ = fs.split_path(path)
+        url: str = await fs.s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key})
+        return url
+
+    urls = {p: sync(fs.loop, presign, p) for p in paths}
+    client = urllib3.PoolManager(maxsize=in_flight, retries=False)
+
+    def get(r: tuple[str, int, int]) -> int:
+        return len(client.request("GET", urls[r[0]], headers={"Range": f"bytes={r[1]}-{r[2] - 1}"}).data)
+
     with ThreadPoolExecutor(in_flight) as pool:
+        return sum(pool.map(get, _ranges(fs, paths, block)))
+
+
+def s3fs_ranged_gets(fs: Any, paths: list[str], block: int, in_flight: int) -> int:
+    """``ranged_gets`` through s3fs's own client (aiobotocore), the way the reader sent its GETs before."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(in_flight) as pool:
+        ranges = _ranges(fs, paths, block)
         return sum(len(data) for data in pool.map(lambda r: fs.cat_file(r[0], start=r[1], end=r[2]), ranges))
 
 
@@ -179,7 +210,12 @@ def s3_rows(paths: list[Path], reps: int, server: str, rows: list[dict[str, Any]
     import s3fs
 
     from verify_contract.check import check_paths, clear_caches
-    from verify_contract.check._remote import READ_BLOCK_BYTES, _Reader, open_url
+    from verify_contract.check._inputs import line_views
+    from verify_contract.check._remote import READ_BLOCK_BYTES, RemoteSource, _Reader
+
+    def read_url(url: str) -> int:
+        """The object's bytes as ``check`` receives them: ``line_views``'s chunks of whole lines."""
+        return sum(len(view) for view in line_views(RemoteSource(url, options)))
 
     megabytes = sum(p.stat().st_size for p in paths) / 1e6
     with s3_process(server) as (described, storage_options, pid):
@@ -196,14 +232,16 @@ def s3_rows(paths: list[Path], reps: int, server: str, rows: list[dict[str, Any]
         row(rows, "read: local files (page cache)", seconds, megabytes)
         seconds, _ = timed(lambda: sum(len(fs.cat_file(u)) for u in urls), reps)
         row(rows, "read: one GET per object (s3fs)", seconds, megabytes, "read: local files (page cache)")
-        read_all(lambda: open_url(urls[0], options))  # the reader's client made once, as the GETs' was
-        (gets, _, _), (reader, _, _) = interleaved(
+        read_url(urls[0])  # the reader's client made once, as the GETs' was
+        (s3fs_gets, _, _), (gets, _, _), (reader, _, _) = interleaved(
             [
+                lambda: s3fs_ranged_gets(fs, urls, READ_BLOCK_BYTES, _Reader.AHEAD),
                 lambda: ranged_gets(fs, urls, READ_BLOCK_BYTES, _Reader.AHEAD),
-                lambda: sum(read_all(lambda u=u: open_url(u, options)) for u in urls),
+                lambda: sum(read_url(u) for u in urls),
             ],
             reps,
         )
+        row(rows, S3FS_GETS_ROW, s3fs_gets, megabytes, "read: local files (page cache)")
         row(rows, GETS_ROW, gets, megabytes, "read: local files (page cache)")
         row(rows, READER_ROW, reader, megabytes, GETS_ROW)
 

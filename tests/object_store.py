@@ -206,8 +206,8 @@ def check_an_object_replaced_mid_read(
     original = remote._Reader._fetch
     fetched: list[int] = []
 
-    def fetch_then_replace(reader: Any, start: int) -> Any:
-        data = original(reader, start)
+    def fetch_then_replace(reader: Any, start: int, end: int) -> Any:
+        data = original(reader, start, end)
         fetched.append(start)
         if start == 0:  # the first block is v1; every block asked for after it finds v2
             s3.put("replaced/rollouts.jsonl", second)

@@ -250,3 +250,39 @@ def test_a_proxy_in_the_environment_leaves_the_gets_to_s3fs(s3: S3, monkeypatch:
     assert not plain_http_ok(fs)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     assert plain_http_ok(fs)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1_000, 10_000, 1 << 20])
+def test_an_objects_lines_are_cut_in_its_fetched_pieces_without_a_copy(
+    s3: S3, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int
+) -> None:
+    """``line_views`` of an object behind a URL cuts the reader's fetched blocks at newlines (views, no read into
+    a buffer): every byte once, in order, in chunks of whole lines of about ``chunk_bytes``, a line longer than
+    a block or a chunk whole, the last line without its newline too; only the buffered reader's first read
+    goes through ``readinto``."""
+    from verify_contract.check import _remote
+    from verify_contract.check._inputs import line_views
+
+    block = 64 << 10
+    monkeypatch.setattr(_remote, "READ_BLOCK_BYTES", block)
+    lines = [b'{"reward": %d, "pad": "%s"}' % (index, b"x" * (index * 37 % 900)) for index in range(700)]
+    lines[300] = b'{"reward": 1, "pad": "' + b"y" * (3 * block) + b'"}'  # longer than a block
+    data = b"\n".join(lines)  # no newline at the end
+    url = s3.put("pieces/object.jsonl", data)
+    reads = 0
+    original = _remote._Reader.readinto
+
+    def counted(reader: Any, buffer: Any) -> int:
+        nonlocal reads
+        reads += 1
+        return original(reader, buffer)
+
+    monkeypatch.setattr(_remote._Reader, "readinto", counted)
+    options = json.dumps(s3.options, sort_keys=True)
+    (source,), _ = resolve([url], urls=True, storage_options=s3.options)
+    assert source.options_json == options
+    chunks = [bytes(view) for view in line_views(source, chunk_bytes)]
+    assert b"".join(chunks) == data
+    assert all(chunk.endswith(b"\n") for chunk in chunks[:-1]) and not chunks[-1].endswith(b"\n")
+    assert all(len(chunk) <= chunk_bytes or chunk.count(b"\n") <= 1 for chunk in chunks)
+    assert reads == 1 and len(chunks) > len(data) // max(chunk_bytes, block)

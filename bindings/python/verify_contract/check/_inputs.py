@@ -7,11 +7,13 @@ size of the input; only a single line longer than a chunk is ever held whole.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, ObjectChanged, Source
 
@@ -160,8 +162,17 @@ def read_all(source: Source) -> bytes:
 def line_views(source: Source, chunk_bytes: int | None = None) -> Iterator[memoryview]:
     """Chunks of whole lines (each ends with a newline, except perhaps the very last one), as views into
     one buffer that is read into and reused: no byte is copied after the read. A view is valid until the
-    next one is asked for. A line longer than the buffer makes it grow to hold that line."""
+    next one is asked for. A line longer than the buffer makes it grow to hold that line. An object behind
+    a URL is cut in the pieces its reader fetched, with no read into a buffer at all (``_piece_views``)."""
     stream = open_stream(source)
+    pieces = getattr(getattr(stream, "raw", None), "pieces", None)
+    if pieces is not None and isinstance(stream, io.BufferedReader):
+        yield from _piece_views(stream, pieces, source.name, chunk_bytes or CHUNK_BYTES)
+    else:
+        yield from _buffer_views(stream, source, chunk_bytes)
+
+
+def _buffer_views(stream: BinaryIO, source: Source, chunk_bytes: int | None) -> Iterator[memoryview]:
     buffer = bytearray(chunk_bytes or CHUNK_BYTES)  # read at the call: tests vary it
     filled = 0  # bytes at the start of ``buffer``: the unfinished line carried over from the last read
     try:
@@ -193,6 +204,45 @@ def line_views(source: Source, chunk_bytes: int | None = None) -> Iterator[memor
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+
+
+def _piece_views(
+    stream: io.BufferedReader, pieces: Callable[[], Iterator[tuple[Any, int]]], name: str, chunk_bytes: int
+) -> Iterator[memoryview]:
+    """``line_views`` of a URL reader's pieces (``_remote._Reader.pieces``): chunks of about ``chunk_bytes``
+    cut at newlines inside each piece are views of it; only a line that spans two pieces is copied, joined."""
+    carry = b""  # the unfinished line at the end of the last piece
+    try:
+        try:
+            held = stream.read1(len(stream.peek()))  # all the buffered reader holds (its peek at the head)
+            for data, length in itertools.chain([(held, len(held))], pieces()):
+                begin = 0
+                if carry:
+                    newline = data.find(b"\n", 0, length)
+                    if newline < 0:  # a line longer than the piece
+                        carry += data[:length]
+                        continue
+                    yield memoryview(carry + data[: newline + 1])
+                    begin, carry = newline + 1, b""
+                view = memoryview(data)
+                while begin < length:
+                    cut = data.rfind(b"\n", begin, min(begin + chunk_bytes, length)) + 1
+                    if not cut:  # no newline within a chunk: to the line's end, or carried to the next piece
+                        cut = data.find(b"\n", begin + chunk_bytes, length) + 1
+                        if not cut:
+                            break
+                    yield view[begin:cut]
+                    begin = cut
+                carry = bytes(view[begin:length])
+        except (OSError, EOFError) as error:
+            # What was read so far is still checked, as ``_buffer_views`` does (not the line a replacement cut).
+            if carry and not isinstance(error, ObjectChanged):
+                yield memoryview(carry)
+            raise InputError(f"{name}: {_describe(error)}") from error
+        if carry:
+            yield memoryview(carry)
+    finally:
+        stream.close()
 
 
 def chunks(source: Source, chunk_bytes: int | None = None) -> Iterator[bytes]:
