@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import functools
+import io
 import itertools
+import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,3 +112,53 @@ def test_an_interrupt_while_judging_a_mapped_line_stays_an_interrupt(
     with pytest.raises(KeyboardInterrupt):
         task = RangeTask(Source("a.jsonl", path), 0, path.stat().st_size, 0)
         check.run_task(task, CheckOptions(profile="core"))
+
+
+class _PiecesReader(io.RawIOBase):
+    """A reader that hands its bytes out as given pieces (as the URL reader hands out fetched blocks), each the
+    first bytes of a larger buffer of junk, after whatever a buffered reader's first ``readinto`` took."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        super().__init__()
+        self._left = [bytearray(piece + b"#" * 7) for piece in pieces]  # junk past each piece's length
+        self._lengths = [len(piece) for piece in pieces]
+        self._head = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._head and self._left:
+            self._head = memoryview(bytes(self._left.pop(0)[: self._lengths.pop(0)]))
+        take = min(len(buffer), len(self._head))
+        buffer[:take] = self._head[:take]
+        self._head = self._head[take:]
+        return take
+
+    def pieces(self) -> Iterator[tuple[Any, int]]:
+        if self._head:
+            rest, self._head = bytes(self._head), memoryview(b"")
+            yield rest, len(rest)
+        while self._left:
+            yield self._left.pop(0), self._lengths.pop(0)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_line_views_of_fetched_pieces_are_the_input_in_whole_lines(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``line_views`` of a stream that hands out pieces (a URL's reader): random lines (empty ones, long ones,
+    no final newline) in random pieces and chunk sizes give every byte once, in whole lines, cut near the
+    chunk size."""
+    rng = random.Random(seed)
+    lines = [b"x" * rng.choice([0, 1, 5, 40, 300, 5000]) for _ in range(rng.randint(0, 60))]
+    data = b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+    cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 12)))) if len(data) > 1 else []
+    pieces = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)] if data else []
+    chunk_bytes = rng.choice([1, 7, 64, 1000, 1 << 20])
+    buffer_size = rng.choice([1, 16, 4096])
+    monkeypatch.setattr(
+        inputs, "open_stream", lambda source: io.BufferedReader(_PiecesReader(pieces), buffer_size=buffer_size)
+    )
+    views = [bytes(view) for view in inputs.line_views(inputs.Source("a", "a"), chunk_bytes)]
+    assert b"".join(views) == data
+    assert all(view.endswith(b"\n") for view in views[:-1]) and all(views)
+    assert all(len(view) <= chunk_bytes or view.count(b"\n") <= 1 for view in views)
