@@ -13,7 +13,6 @@ import os
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from verify_contract.check._source import GZIP_MAGIC, SUFFIXES, InputError, ObjectChanged, Source
 
