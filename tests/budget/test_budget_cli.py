@@ -277,16 +277,25 @@ BROKEN_LINES = [
     ('{"reward": 1.0, "env": "\\ud800"}', None),
     # a repeated member: a text defect, but a parse keeps the last value (its group)
     ('{"reward": "0.5", "env": "a", "env": "b"}', None),
-    # a repeated name on no group path (the last value breaks the contract): the compiled scan reads the
-    # groups of the line renamed
+    # a repeated name on no group path (the last value breaks the contract): the compiled scan reads on past
+    # it for the line's groups, in arrays and nested objects, several names, a group member before and after
     ('{"reward": 0.5, "env": "a", "reward": "1.0"}', None),
     ('{"reward": "0.5", "agent_ref": {"name": "n", "type": "agent", "type": "x"}, "a": {"b": {"c": 7}}}', None),
     ('{"reward": 0.5, "env": "\\"reward\\": 2", "meta": {"reward": 1}, "reward": [{"reward": 3}]}', None),
-    # ... and where it cannot: a path's name repeated later, a renamed name taken, a name with a space
-    ('{"reward": 0.5, "reward": "1", "env": "a", "env": "b"}', None),
     ('{"reward": 0.5, "reward#0": 1, "reward": "2", "env": "c"}', None),
     ('{"a b": 0.5, "env": "d", "a b": 1}', None),
+    ('{"x": 1, "x": 2, "y": [{"z": 1, "z": 2}], "y": 3, "env": "f", "agent_ref": {"name": "m"}}', None),
+    # ... and where it cannot (the line is parsed): a path's name repeated, before or after another, or
+    # above a path's member; a NaN token, an escaped name or a wide integer after the repeated name
+    ('{"reward": 0.5, "reward": "1", "env": "a", "env": "b"}', None),
+    ('{"env": "a", "env": "b", "reward": 1, "reward": "2"}', None),
+    ('{"agent_ref": {"name": "n"}, "reward": "1", "agent_ref": {"type": "t"}}', None),
+    ('{"a": {"b": {"c": 1}}, "a": 2, "env": "g"}', None),
+    ('{"meta": {"env": 1, "env": 2}, "env": "h"}', None),
     ('{"x\\"reward": 0, "reward": 1, "reward": "2", "env": "e"}', None),
+    ('{"reward": 1, "reward": 2, "env": NaN}', None),
+    ('{"reward": 1, "reward": "2", "e\\u006ev": "i"}', None),
+    ('{"reward": 1, "reward": "2", "env": 123456789012345678901, "x": {"env": 1}}', None),
 ]
 
 

@@ -106,6 +106,11 @@ typedef struct {
     /* How many fields the profile requires. A line is clean only if it holds them all, so a required
      * member under a parent that is not an object makes the line ask the reference: conservative. */
     int required_count;
+    /* With the failure budget's groups (table_group_paths): the group fields and every field above one. A
+     * repeated member name none of them has then does not end the walk (read_name): the line keeps its
+     * status and key, and its group members are read on. Zero for a plain scan. */
+    int read_past_repeats;
+    uint8_t on_group_path[F_COUNT];
 } Table;
 
 typedef struct {
@@ -130,6 +135,12 @@ typedef struct {
     const uint8_t *start[F_COUNT];
     const uint8_t *stop[F_COUNT];
     int scanned; /* the whole document was read (SCAN_OK): the field spans above are the line's */
+    /* SCAN_DUP with read_past_repeats: the line's first repeated name (the event) and its line end, kept
+     * while the walk reads on; past_repeats: the walk then read the whole document, so the group members
+     * recorded are the values a parse finds (the repeated names are on no group path). */
+    const uint8_t *repeat, *repeat_eol;
+    size_t repeat_len;
+    int past_repeats;
 } Fields;
 
 /* scan_document's stacks: the member names of the open objects (duplicate detection) and the open
@@ -617,6 +628,14 @@ HOT uint64_t name_head(const uint8_t *k, uint32_t n, const uint8_t *end) {
     return head;
 }
 
+/* Whether a group field or a field above one (Table.on_group_path) has the name [k, k + n), at any depth:
+ * a repeated name that one has may change a line's group, so the walk stops there (the caller parses). */
+static int names_group_path(const Table *table, const uint8_t *k, uint32_t n) {
+    for (int i = 1; i <= table->count; i++)
+        if (table->on_group_path[i] && table->field[i].len == n && same_bytes(table->field[i].name, k, n)) return 1;
+    return 0;
+}
+
 /* The member name whose opening quote is at p, in the innermost object: past its closing quote, with the
  * field it names pending; or NULL with *result SCAN_DUP (a repeated name: the event, and *eol) or
  * SCAN_UNSURE. */
@@ -636,11 +655,19 @@ HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int 
     uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
     for (uint32_t i = (fr->seen & bit) ? fr->key_base : w->key_top; i < w->key_top; i++) {
         if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
-            w->f->event = k;
-            w->f->event_len = n;
-            *eol = utf8_line_end(p, end);
-            if (*eol) *result = SCAN_DUP;
-            return NULL;
+            Fields *f = w->f;
+            if (!f->repeat_eol) { /* the line's first repeated name: its event */
+                f->event = k;
+                f->event_len = n;
+                *eol = utf8_line_end(p, end);
+                if (!*eol) return NULL;
+                *result = SCAN_DUP;
+            } /* a later one: SCAN_UNSURE, and scan_document reports the first */
+            if (!w->table->read_past_repeats || names_group_path(w->table, k, n)) return NULL;
+            /* on no group path: which of its values a parse keeps (the last) decides no group member */
+            if (!f->repeat_eol) f->repeat = k, f->repeat_len = n, f->repeat_eol = *eol;
+            fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(w->table, fr->node, k, n, head) : F_NONE;
+            return p;
         }
     }
     fr->seen |= bit;
@@ -719,7 +746,7 @@ HOT const uint8_t *number_run(const uint8_t *p, const uint8_t *end, int *wide, i
  * SCAN_UNSURE: ask the reference. *eol is set to the line's end for all but SCAN_UNSURE.
  * Not inlined into the line loop, where its token loop would share the registers with the loop's own values:
  * inlined, the scan executes some 8% more instructions (callgrind, benchmarks/budget.py --instructions). */
-NOINLINE static int scan_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
+NOINLINE static int walk_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
                                   Fields *f, const uint8_t **eol) {
     Walk w = {table, stacks, f, NULL, 0, 0};
     push_frame(&w, 1, 0, F_NONE);
@@ -800,6 +827,20 @@ closed: /* p is just past the closing bracket of the innermost container */
     if (p < end && *p != '\n') return SCAN_UNSURE; /* more text after the value */
     *eol = p;
     return SCAN_OK;
+}
+
+/* walk_document, with the walk read on past repeated names on no group path (Table.read_past_repeats): the
+ * result is then SCAN_DUP with the first one's event and line end whatever followed, as without group paths,
+ * and f->past_repeats says whether the walk read the whole document after it. */
+static int scan_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end, Fields *f,
+                         const uint8_t **eol) {
+    f->repeat_eol = NULL;
+    int result = walk_document(table, stacks, p, end, f, eol);
+    if (!f->repeat_eol) return result;
+    f->past_repeats = result == SCAN_OK;
+    f->event = f->repeat, f->event_len = f->repeat_len; /* a NaN token after it wrote its own */
+    *eol = f->repeat_eol;
+    return SCAN_DUP;
 }
 
 static int is_blank(const uint8_t *p, const uint8_t *end) {
@@ -967,6 +1008,15 @@ static int load_table(Table *table, const uint8_t *b, size_t len) {
         if (spec->role == ROLE_KIND) table->kind = (uint8_t)i;
     }
     return at == len;
+}
+
+/* The failure budget's group fields (field numbers, from 1) in a loaded table: the walk then reads on past a
+ * repeated member name that neither they nor a field above them has (Table.read_past_repeats). */
+static void table_group_paths(Table *table, const uint8_t *fields, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (int at = fields[i]; at >= 1 && at <= table->count && !table->on_group_path[at]; at = table->field[at].parent)
+            table->on_group_path[at] = 1;
+    table->read_past_repeats = 1;
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -1456,6 +1506,7 @@ HOT const uint8_t *scan_line(Scanner *scanner, const uint8_t *q, const uint8_t *
     *status = STATUS_TEXT;
     *keyed = 0;
     f->scanned = 0;
+    f->past_repeats = 0;
     if (p < end && *p == '{') {
         if (table->count < 32) memset(f->type, 0, 32); /* a constant size: inlined (type[] has F_COUNT) */
         else memset(f->type, 0, (size_t)table->count + 1);
@@ -2045,7 +2096,9 @@ static int note_group(Groups *g, LineResults *r, const Fields *f, int status, in
     /* a text key of a defect orjson refuses too (a NaN token, a syntax error, ill-formed UTF-8, a byte order
      * mark): the caller's parse would find no document, so every member is absent */
     int refused = keyed && status == STATUS_TEXT && memchr("NSUB", key->buf[0], 4);
-    if ((f->scanned && !f->wide_int) || refused) { /* orjson, the caller's parse, reads long integers its own way */
+    /* a line read whole, or read past its repeated names (none on a group path: the last value a parse keeps
+     * decides no group member); orjson, the caller's parse, reads long integers its own way */
+    if (((f->scanned || f->past_repeats) && !f->wide_int) || refused) {
         int64_t id = group_id(g, refused ? NULL : f, line.index);
         if (id < 0) return -1;
         r->group_of[line.index] = (uint32_t)id;
@@ -2163,7 +2216,10 @@ static PyObject *scan_chunk(ModuleState *state, const Py_buffer *buf, const Py_b
         PyErr_SetString(PyExc_ValueError, "fields: not a field table (see fastpath.field_table)");
         goto done;
     }
-    if (b && b->grouped && groups_open(&b->groups, &scanner->table, b->group_fields, b->label) < 0) goto done;
+    if (b && b->grouped) {
+        if (groups_open(&b->groups, &scanner->table, b->group_fields, b->label) < 0) goto done;
+        table_group_paths(&scanner->table, b->groups.field, (size_t)b->groups.paths);
+    }
     /* Without the GIL the buffer stays as it is: the caller's Py_buffer export keeps it alive, and bytes cannot
      * change, nor can a bytearray or mmap with an export be resized or closed. */
     const uint8_t *base = (const uint8_t *)buf->buf;
@@ -2229,9 +2285,10 @@ PyDoc_STRVAR(scan_budget_doc,
              "the GIL, in the order lines first show the texts. groups is\n"
              "ChunkGroups(ids, combinations, firsts, unread): ids a uint32 per line (native order), the id of its\n"
              "combination of labels, 0xFFFFFFFF for a blank line or one the scan did not read whole (or read\n"
-             "with an integer past 18 digits); combinations the label tuples by id, in the order lines first\n"
-             "show them, firsts the index of that line; unread lists (index, start, end) of the lines without\n"
-             "an id that are not blank, for the caller to parse.");
+             "with an integer past 18 digits; a line whose first defect is a repeated member name that no path\n"
+             "has is read on past it: whichever value wins, its groups are the same); combinations the label\n"
+             "tuples by id, in the order lines first show them, firsts the index of that line; unread lists\n"
+             "(index, start, end) of the lines without an id that are not blank, for the caller to parse.");
 
 static PyObject *scan_budget(PyObject *module, PyObject *args) {
     Py_buffer buf, fields, kinds;
