@@ -311,9 +311,13 @@ GROUP_VALUES: list[Any] = [
     "é",
     "tab\t",
     "x" * 130,
+    "x" * 64 + "y" * 2 + "x" * 64,  # the same length, first and last bytes: the compiled scan's middle compare
+    "math_with_judgf",  # 17 bytes of text, as "math_with_judge" but the last
     "",
     0,
     1,
+    101,  # three bytes of text: every one read
+    111,
     -0.0,
     1.0,
     1e2,

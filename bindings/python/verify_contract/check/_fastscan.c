@@ -1757,9 +1757,17 @@ static int line_kind(const Table *table, const Fields *f, const uint8_t *q, cons
 #define MAX_GROUP_PATHS 8
 #define NO_GROUP 0xFFFFFFFFu
 
+/* A value's raw bytes with their first and last 8 (zero-padded; tail 0 for 8 bytes or fewer), read once a
+ * line: two values compare in a few register compares, and hash without a loop over their bytes. */
 typedef struct {
     const uint8_t *p; /* into the scanned buffer or a literal: both outlive the call's tables */
-    uint32_t len, hash, id1; /* id1: the value id + 1; 0 is an empty slot */
+    uint64_t head, tail;
+    uint32_t len;
+} Raw;
+
+typedef struct {
+    Raw raw;
+    uint32_t hash, id1; /* id1: the value id + 1; 0 is an empty slot */
 } ValueSlot;
 
 typedef struct {
@@ -1784,20 +1792,36 @@ typedef struct {
     Combo *combo_of; /* combination id -> its values and first line */
     size_t combo_capacity;
     /* The line before's values and combination: most lines repeat them, and then need no hashing. */
-    const uint8_t *last[MAX_GROUP_PATHS];
-    uint32_t last_len[MAX_GROUP_PATHS], last_id[MAX_GROUP_PATHS], last_combo;
+    Raw last[MAX_GROUP_PATHS];
+    uint32_t last_id[MAX_GROUP_PATHS], last_combo;
     int has_last;
 } Groups;
 
-static uint32_t hash_bytes(const uint8_t *s, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n; /* eight bytes at a time, then the rest */
-    for (; n >= 8; s += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-        h ^= h >> 32;
+/* The Raw of the n bytes at p, reading none outside them (a value may end its buffer). */
+HOT Raw raw_of(const uint8_t *p, size_t n) {
+    Raw r = {p, 0, 0, (uint32_t)n};
+    if (n >= 8) {
+        memcpy(&r.head, p, 8);
+        if (n > 8) memcpy(&r.tail, p + n - 8, 8);
+    } else if (n >= 4) { /* two overlapping 4-byte reads: the bytes they share are the same */
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        r.head = a | (uint64_t)b << (8 * (n - 4));
+    } else if (n) {
+        r.head = p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
     }
-    for (; n; n--) h = (h ^ *s++) * 0x100000001B3ULL;
+    return r;
+}
+
+/* Equal bytes: the first and last 8 cover values of up to 16 bytes; longer ones compare the middle too. */
+HOT int same_raw(const Raw *a, const Raw *b) {
+    return a->len == b->len && a->head == b->head && a->tail == b->tail &&
+           (a->len <= 16 || same_bytes(a->p + 8, b->p + 8, a->len - 16));
+}
+
+HOT uint32_t raw_hash(const Raw *r) {
+    uint64_t h = (r->head * 0x9E3779B97F4A7C15ULL) ^ ((r->tail ^ r->len) * 0xFF51AFD7ED558CCDULL);
     h ^= h >> 29;
     return (uint32_t)(h ^ (h >> 32));
 }
@@ -1863,16 +1887,16 @@ static void *grow_slots(void *slots, size_t *mask, size_t size, size_t hash_at, 
 }
 
 /* The id of a value by its raw bytes, made at its first sight; -1 when out of memory. */
-static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
-    uint32_t h = hash_bytes(p, n);
+static int64_t value_id(Groups *g, const Raw *raw) {
+    uint32_t h = raw_hash(raw);
     size_t j = h & g->value_mask;
     for (; g->values[j].id1; j = (j + 1) & g->value_mask) {
         ValueSlot *v = &g->values[j];
-        if (v->hash == h && v->len == n && same_bytes(v->p, p, (uint32_t)n)) return (int64_t)v->id1 - 1;
+        if (v->hash == h && same_raw(&v->raw, raw)) return (int64_t)v->id1 - 1;
     }
     if (reserve((void **)&g->value_of, &g->value_capacity, g->value_count, sizeof *g->value_of) < 0) return -1;
     uint32_t id = (uint32_t)g->value_count;
-    g->values[j] = g->value_of[id] = (ValueSlot){p, (uint32_t)n, h, id + 1};
+    g->values[j] = g->value_of[id] = (ValueSlot){*raw, h, id + 1};
     if (++g->value_count * 2 > g->value_mask) {
         ValueSlot *grown = grow_slots(g->values, &g->value_mask, sizeof(ValueSlot), offsetof(ValueSlot, hash),
                                       offsetof(ValueSlot, id1));
@@ -1890,30 +1914,29 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
     int same = g->has_last; /* every value the line before's */
     for (int i = 0; i < g->paths; i++) {
         int field = g->field[i];
-        const uint8_t *p;
-        size_t n;
+        Raw raw;
         switch (f ? f->type[field] : T_NONE) {
         case T_NONE:
         case T_NULL:
-            p = (const uint8_t *)"null", n = 4;
+            raw = (Raw){(const uint8_t *)"null", 0x6C6C756EULL, 0, 4}; /* raw_of("null", 4) */
             break;
         case T_OBJ:
-            p = (const uint8_t *)"{}", n = 2;
+            raw = (Raw){(const uint8_t *)"{}", 0x7D7BULL, 0, 2};
             break;
         case T_ARR:
-            p = (const uint8_t *)"[]", n = 2;
+            raw = (Raw){(const uint8_t *)"[]", 0x5D5BULL, 0, 2};
             break;
         default:
-            p = f->start[field], n = (size_t)(f->stop[field] - f->start[field]);
+            raw = raw_of(f->start[field], (size_t)(f->stop[field] - f->start[field]));
         }
-        if (g->has_last && g->last_len[i] == n && same_bytes(g->last[i], p, (uint32_t)n)) {
+        if (g->has_last && same_raw(&g->last[i], &raw)) {
             ids[i] = g->last_id[i];
         } else { /* other bytes: another value (a value's id is that of its bytes) */
-            int64_t id = value_id(g, p, n);
+            int64_t id = value_id(g, &raw);
             if (id < 0) return -1;
             ids[i] = (uint32_t)id;
             same = 0;
-            g->last[i] = p, g->last_len[i] = (uint32_t)n, g->last_id[i] = ids[i];
+            g->last[i] = raw, g->last_id[i] = ids[i];
         }
         h = (h ^ ids[i]) * 16777619u;
     }
@@ -1952,7 +1975,7 @@ static int groups_made(const Groups *g, PyObject *label, PyObject **tuples, PyOb
     *tuples = *firsts = NULL;
     for (size_t i = 0; labels && i < g->value_count; i++) {
         const ValueSlot *v = &g->value_of[i];
-        PyObject *raw = PyBytes_FromStringAndSize((const char *)v->p, (Py_ssize_t)v->len);
+        PyObject *raw = PyBytes_FromStringAndSize((const char *)v->raw.p, (Py_ssize_t)v->raw.len);
         PyObject *made = raw ? PyObject_CallOneArg(label, raw) : NULL;
         Py_XDECREF(raw);
         if (!made) Py_CLEAR(labels);
