@@ -135,11 +135,8 @@ typedef struct {
     const uint8_t *start[F_COUNT];
     const uint8_t *stop[F_COUNT];
     int scanned; /* the whole document was read (SCAN_OK): the field spans above are the line's */
-    /* SCAN_DUP with read_past_repeats: the line's first repeated name (the event) and its line end, kept
-     * while the walk reads on; past_repeats: the walk then read the whole document, so the group members
-     * recorded are the values a parse finds (the repeated names are on no group path). */
-    const uint8_t *repeat, *repeat_eol;
-    size_t repeat_len;
+    /* SCAN_DUP with Table.read_past_repeats: the walk read on past the line's repeated names (none on a group
+     * path) to its end, so the group members recorded are the values a parse finds */
     int past_repeats;
 } Fields;
 
@@ -638,8 +635,10 @@ static int names_group_path(const Table *table, const uint8_t *k, uint32_t n) {
 
 /* The member name whose opening quote is at p, in the innermost object: past its closing quote, with the
  * field it names pending; or NULL with *result SCAN_DUP (a repeated name: the event, and *eol) or
- * SCAN_UNSURE. */
-HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int *result, const uint8_t **eol) {
+ * SCAN_UNSURE. With read_on (a constant: walk_reading_on), a repeated name on no group path is read past,
+ * its value recorded nowhere (a field under it would be on no group path either). */
+HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int *result, const uint8_t **eol,
+                             const int read_on) {
     Frame *fr = w->fr;
     Key *keys = w->stacks->keys;
     const uint8_t *k = p + 1;
@@ -655,19 +654,16 @@ HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int 
     uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
     for (uint32_t i = (fr->seen & bit) ? fr->key_base : w->key_top; i < w->key_top; i++) {
         if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
-            Fields *f = w->f;
-            if (!f->repeat_eol) { /* the line's first repeated name: its event */
-                f->event = k;
-                f->event_len = n;
-                *eol = utf8_line_end(p, end);
-                if (!*eol) return NULL;
-                *result = SCAN_DUP;
-            } /* a later one: SCAN_UNSURE, and scan_document reports the first */
-            if (!w->table->read_past_repeats || names_group_path(w->table, k, n)) return NULL;
-            /* on no group path: which of its values a parse keeps (the last) decides no group member */
-            if (!f->repeat_eol) f->repeat = k, f->repeat_len = n, f->repeat_eol = *eol;
-            fr->pending = fr->node != NODE_NONE ? (uint8_t)key_field(w->table, fr->node, k, n, head) : F_NONE;
-            return p;
+            if (read_on) {
+                if (names_group_path(w->table, k, n)) return NULL;
+                fr->pending = F_NONE; /* which of its values a parse keeps (the last) decides no group member */
+                return p;
+            }
+            w->f->event = k;
+            w->f->event_len = n;
+            *eol = utf8_line_end(p, end);
+            if (*eol) *result = SCAN_DUP;
+            return NULL;
         }
     }
     fr->seen |= bit;
@@ -745,9 +741,12 @@ HOT const uint8_t *number_run(const uint8_t *p, const uint8_t *end, int *wide, i
  * recorded. SCAN_NAN / SCAN_DUP: that is the first defect in text order (SPEC 2.1), and the line is valid UTF-8.
  * SCAN_UNSURE: ask the reference. *eol is set to the line's end for all but SCAN_UNSURE.
  * Not inlined into the line loop, where its token loop would share the registers with the loop's own values:
- * inlined, the scan executes some 8% more instructions (callgrind, benchmarks/budget.py --instructions). */
-NOINLINE static int walk_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
-                                  Fields *f, const uint8_t **eol) {
+ * inlined, the scan executes some 8% more instructions (callgrind, benchmarks/budget.py --instructions).
+ * read_on (a constant): read past repeated names on no group path (walk_reading_on); without it the walk's
+ * code is as if the budget had no groups (with a branch back into the loop, every line pays 50-130
+ * instructions, callgrind). */
+HOT int walk(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end, Fields *f,
+             const uint8_t **eol, const int read_on) {
     Walk w = {table, stacks, f, NULL, 0, 0};
     push_frame(&w, 1, 0, F_NONE);
     p = skip_ws(p + 1, end);
@@ -760,7 +759,7 @@ key:
     if (p >= end || *p != '"') return SCAN_UNSURE;
     {
         int result;
-        p = read_name(&w, p, end, &result, eol);
+        p = read_name(&w, p, end, &result, eol, read_on);
         if (!p) return result;
         p = skip_ws(p, end);
         if (p >= end || *p != ':') return SCAN_UNSURE;
@@ -829,17 +828,31 @@ closed: /* p is just past the closing bracket of the innermost container */
     return SCAN_OK;
 }
 
-/* walk_document, with the walk read on past repeated names on no group path (Table.read_past_repeats): the
- * result is then SCAN_DUP with the first one's event and line end whatever followed, as without group paths,
- * and f->past_repeats says whether the walk read the whole document after it. */
+NOINLINE static int walk_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
+                                  Fields *f, const uint8_t **eol) {
+    return walk(table, stacks, p, end, f, eol, 0);
+}
+
+NOINLINE static int walk_reading_on(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
+                                    Fields *f, const uint8_t **eol) {
+    return walk(table, stacks, p, end, f, eol, 1);
+}
+
+/* walk_document; and with the budget's groups (Table.read_past_repeats), a line whose first defect is a
+ * repeated name is walked again reading past the repeated names on no group path, for its group members:
+ * f->past_repeats says whether that walk read the whole document. The line keeps the first walk's result,
+ * event and end, as without groups. */
 static int scan_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end, Fields *f,
                          const uint8_t **eol) {
-    f->repeat_eol = NULL;
     int result = walk_document(table, stacks, p, end, f, eol);
-    if (!f->repeat_eol) return result;
-    f->past_repeats = result == SCAN_OK;
-    f->event = f->repeat, f->event_len = f->repeat_len; /* a NaN token after it wrote its own */
-    *eol = f->repeat_eol;
+    if (result != SCAN_DUP || !table->read_past_repeats) return result;
+    const uint8_t *event = f->event, *line_end = *eol, *again;
+    size_t event_len = f->event_len;
+    memset(f->type, 0, (size_t)table->count + 1);
+    f->wide_int = 0;
+    f->past_repeats = walk_reading_on(table, stacks, p, end, f, &again) == SCAN_OK;
+    f->event = event, f->event_len = event_len; /* a NaN token after it would write its own */
+    *eol = line_end;
     return SCAN_DUP;
 }
 
