@@ -3,6 +3,7 @@ window, failures files, the retry list, --jobs, bad input, metrics checked by pr
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ from storm_example import STORM
 
 from verify_contract.budget import BudgetError, FailureBudget
 from verify_contract.check import _run as check
-from verify_contract.check._budget import BudgetRun, FactSpec
+from verify_contract.check._budget import BudgetRun, ChunkFacts, FactSpec
 from verify_contract.check._lines import CheckOptions
 from verify_contract.cli import main
 
@@ -566,3 +567,28 @@ def test_the_budget_parse_is_orjson_s_without_importing_it(monkeypatch: pytest.M
             expected = None
         monkeypatch.setattr(check_budget, "_parsed_by_json", [0])  # json's turn (a run's first lines)
         assert _loads(line) == expected and repr(_loads(line)) == repr(expected), line
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_a_flush_pauses_the_collector_and_leaves_it_as_it_was_even_when_the_feed_fails(
+    collecting: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = BudgetRun(FailureBudget(max_masked=0.2), FactSpec())
+    run.feed(ChunkFacts("x", 1, b"\x01\x02", {}, bad=([1], b"\x01", ["(none)"])))  # waits for the batch
+    during: list[bool] = []
+
+    def failing_feed(facts: ChunkFacts) -> None:
+        during.append(gc.isenabled())
+        raise RuntimeError("the feed failed")
+
+    monkeypatch.setattr(run, "_feed", failing_feed)
+    was = gc.isenabled()
+    (gc.enable if collecting else gc.disable)()
+    try:
+        with pytest.raises(RuntimeError, match="the feed failed"):
+            run.flush()
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert during == [False]
+    assert after is collecting
