@@ -3,6 +3,7 @@ window, failures files, the retry list, --jobs, bad input, metrics checked by pr
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ from storm_example import STORM
 
 from verify_contract.budget import BudgetError, FailureBudget
 from verify_contract.check import _run as check
-from verify_contract.check._budget import BudgetRun, FactSpec
+from verify_contract.check._budget import BudgetRun, ChunkFacts, FactSpec
 from verify_contract.check._lines import CheckOptions
 from verify_contract.cli import main
 
@@ -277,16 +278,25 @@ BROKEN_LINES = [
     ('{"reward": 1.0, "env": "\\ud800"}', None),
     # a repeated member: a text defect, but a parse keeps the last value (its group)
     ('{"reward": "0.5", "env": "a", "env": "b"}', None),
-    # a repeated name on no group path (the last value breaks the contract): the compiled scan reads the
-    # groups of the line renamed
+    # a repeated name on no group path (the last value breaks the contract): the compiled scan reads on past
+    # it for the line's groups, in arrays and nested objects, several names, a group member before and after
     ('{"reward": 0.5, "env": "a", "reward": "1.0"}', None),
     ('{"reward": "0.5", "agent_ref": {"name": "n", "type": "agent", "type": "x"}, "a": {"b": {"c": 7}}}', None),
     ('{"reward": 0.5, "env": "\\"reward\\": 2", "meta": {"reward": 1}, "reward": [{"reward": 3}]}', None),
-    # ... and where it cannot: a path's name repeated later, a renamed name taken, a name with a space
-    ('{"reward": 0.5, "reward": "1", "env": "a", "env": "b"}', None),
     ('{"reward": 0.5, "reward#0": 1, "reward": "2", "env": "c"}', None),
     ('{"a b": 0.5, "env": "d", "a b": 1}', None),
+    ('{"x": 1, "x": 2, "y": [{"z": 1, "z": 2}], "y": 3, "env": "f", "agent_ref": {"name": "m"}}', None),
+    # ... and where it cannot (the line is parsed): a path's name repeated, before or after another, or
+    # above a path's member; a NaN token, an escaped name or a wide integer after the repeated name
+    ('{"reward": 0.5, "reward": "1", "env": "a", "env": "b"}', None),
+    ('{"env": "a", "env": "b", "reward": 1, "reward": "2"}', None),
+    ('{"agent_ref": {"name": "n"}, "reward": "1", "agent_ref": {"type": "t"}}', None),
+    ('{"a": {"b": {"c": 1}}, "a": 2, "env": "g"}', None),
+    ('{"meta": {"env": 1, "env": 2}, "env": "h"}', None),
     ('{"x\\"reward": 0, "reward": 1, "reward": "2", "env": "e"}', None),
+    ('{"reward": 1, "reward": 2, "env": NaN}', None),
+    ('{"reward": 1, "reward": "2", "e\\u006ev": "i"}', None),
+    ('{"reward": 1, "reward": "2", "env": 123456789012345678901, "x": {"env": 1}}', None),
 ]
 
 
@@ -302,9 +312,13 @@ GROUP_VALUES: list[Any] = [
     "é",
     "tab\t",
     "x" * 130,
+    "x" * 64 + "y" * 2 + "x" * 64,  # the same length, first and last bytes: the compiled scan's middle compare
+    "math_with_judgf",  # 17 bytes of text, as "math_with_judge" but the last
     "",
     0,
     1,
+    101,  # three bytes of text: every one read
+    111,
     -0.0,
     1.0,
     1e2,
@@ -553,3 +567,28 @@ def test_the_budget_parse_is_orjson_s_without_importing_it(monkeypatch: pytest.M
             expected = None
         monkeypatch.setattr(check_budget, "_parsed_by_json", [0])  # json's turn (a run's first lines)
         assert _loads(line) == expected and repr(_loads(line)) == repr(expected), line
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_a_flush_pauses_the_collector_and_leaves_it_as_it_was_even_when_the_feed_fails(
+    collecting: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = BudgetRun(FailureBudget(max_masked=0.2), FactSpec())
+    run.feed(ChunkFacts("x", 1, b"\x01\x02", {}, bad=([1], b"\x01", ["(none)"])))  # waits for the batch
+    during: list[bool] = []
+
+    def failing_feed(facts: ChunkFacts) -> None:
+        during.append(gc.isenabled())
+        raise RuntimeError("the feed failed")
+
+    monkeypatch.setattr(run, "_feed", failing_feed)
+    was = gc.isenabled()
+    (gc.enable if collecting else gc.disable)()
+    try:
+        with pytest.raises(RuntimeError, match="the feed failed"):
+            run.flush()
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert during == [False]
+    assert after is collecting

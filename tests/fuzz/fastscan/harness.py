@@ -79,7 +79,8 @@ under a contract object."""
 def tables_header() -> str:
     """``fuzz_tables.h``: the field table and clean-kind list of every version and profile, and each one's
     table with group members (``plain``: the row of the same table without them, whose verdicts and memo
-    keys it must give line for line; -1 for a table without group members)."""
+    keys it must give line for line; -1 for a table without group members) and the group paths' field numbers,
+    so that the grouped scan reads on past repeated names on no group path as ``scan_budget`` does."""
     rows = []
     arrays = []
     for index, (version, profile) in enumerate(COMBOS):
@@ -91,13 +92,16 @@ def tables_header() -> str:
         arrays.append(f"static const uint8_t TABLE_{index}[] = {_c_bytes(table)};")
         arrays.append(f"static const uint8_t KINDS_{index}[] = {_c_bytes(kinds)};")
         plain = len(rows)
-        rows.append(f'    {{"{version} {profile}", TABLE_{index}, {len(table)}, KINDS_{index}, {len(kinds)}, -1}},')
+        rows.append(
+            f'    {{"{version} {profile}", TABLE_{index}, {len(table)}, KINDS_{index}, {len(kinds)}, -1, NULL, 0}},'
+        )
         grouped = fastpath.group_field_table(contract, GROUP_PATHS)
         if grouped is not None:
             arrays.append(f"static const uint8_t GROUPED_{index}[] = {_c_bytes(grouped[0])};")
+            arrays.append(f"static const uint8_t GROUP_FIELDS_{index}[] = {_c_bytes(grouped[1])};")
             rows.append(
                 f'    {{"{version} {profile} grouped", GROUPED_{index}, {len(grouped[0])}, KINDS_{index}, {len(kinds)},'
-                f" {plain}}},"
+                f" {plain}, GROUP_FIELDS_{index}, {len(grouped[1])}}},"
             )
     if not rows:
         raise HarnessError("the pre-check declines every contract version: no field table to fuzz with")
@@ -112,6 +116,8 @@ def tables_header() -> str:
             "    const uint8_t *kinds;",
             "    size_t kinds_len;",
             "    int plain;",
+            "    const uint8_t *group_fields; /* the group paths' field numbers (table_group_paths) */",
+            "    size_t group_count;",
             "} FUZZ_TABLES[] = {",
             *rows,
             "};",

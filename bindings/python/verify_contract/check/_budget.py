@@ -8,14 +8,14 @@ one ``FailureBudget`` in input order by the parent, so any partitioning gives th
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from functools import lru_cache
-from itertools import chain, repeat
-from operator import add, attrgetter, itemgetter, sub
+from itertools import repeat
+from operator import add, attrgetter, sub
 
 from verify_contract._budget_caps import EVENTS_KEPT, MAX_DISTINCT
 from verify_contract.budget import (
@@ -147,117 +147,6 @@ def group_labels(spec: FactSpec, path: str) -> tuple[tuple[GroupPath, ...], Call
     """What the compiled scan needs to read each line's group (``fastpath.scan_kinds``), when the budget groups
     and the lines of ``path`` are not parsed anyway (``FactSpec.every_line``)."""
     return (spec.group_paths, raw_label) if spec.group_paths and not spec.every_line(path) else None
-
-
-_SUFFIX = b"#"
-"""What makes each occurrence of a repeated member name a name of its own for ``reread_repeated_names``."""
-
-
-_PLAIN_NAME = re.compile(rb'[^"\\,:{}\[\] \t\r\n\x00-\x1f]+')
-"""A name renamed: no quote, backslash, structural character or whitespace, so that a quote before it is
-never a string's closing quote in JSON text (a string cannot be followed by such a character)."""
-
-
-_SPACE = b" \t\r\n"
-"""JSON's whitespace."""
-
-
-_RENAMED: dict[bytes, list[bytes]] = {}
-"""The numbered names made for each repeated name (a few names in any real run; dropped past 64)."""
-
-
-def _renames(name: bytes, count: int) -> list[bytes]:
-    """``count`` names of their own for a repeated ``name``, quoted: ``"name#0"``, ``"name#1"``, ..."""
-    made = _RENAMED.get(name)
-    if made is None:
-        if len(_RENAMED) >= 64:
-            _RENAMED.clear()
-        made = _RENAMED[name] = []
-    while len(made) < count:
-        made.append(b'"%s%s%d"' % (name, _SUFFIX, len(made)))
-    return made[:count]
-
-
-_LINE_INDEX = itemgetter(0)  # of a line the pre-check handed on (fastpath.Other)
-
-
-@lru_cache(maxsize=8)
-def _components(paths: tuple[GroupPath, ...]) -> frozenset[bytes] | None:
-    """The member names on the group paths (UTF-8), None when one holds ``_SUFFIX``."""
-    names = frozenset(part.encode() for path in paths for part in path)
-    return None if any(_SUFFIX in name for name in names) else names
-
-
-def reread_repeated_names(
-    chunk: bytes | memoryview,
-    others: list[fastpath.Other],
-    groups: fastpath.GroupIds,
-    paths: tuple[GroupPath, ...],
-    rescan: Callable[[bytes], fastpath.GroupIds | None],
-) -> fastpath.GroupIds:
-    """``groups`` with the groups of the lines whose first defect is a repeated member name (memo key ``D`` +
-    the name) read by the compiled scan instead of a parse: each such line, its occurrences of that name as a
-    member name renamed to names of their own, is scanned again (``rescan``, all of a chunk's in one call).
-
-    Exact where it applies: the name is no part of a group path, so which of its values wins (the last,
-    as the budget's parse reads it) decides no group value. Renaming inserts ``#`` and a number (no quote or
-    backslash) inside a string whose opening quote is not escaped, whose text is the name and which a colon
-    follows: in JSON text the rescan reads whole, that string is a member name (``_PLAIN_NAME``), the rest of
-    the text is as before, and no path holds a ``#``. A line the rescan does not read whole (another defect
-    after the first, a renamed name already taken, an escaped name) keeps its span, and is parsed
-    (``_groups``)."""
-    components = _components(paths)
-    if components is None:
-        return groups  # a renamed name could be a path's: no rename
-    ids, combos, firsts, unread = groups
-    by_name: dict[bytes, list[fastpath.Span]] = {}
-    rest: list[fastpath.Span] = []
-    place = 0
-    for span in unread:  # both by line index
-        place = bisect_left(others, span[0], place, key=_LINE_INDEX)
-        key = others[place][3] if place < len(others) and others[place][0] == span[0] else None
-        if key is not None and key[:1] == b"D":
-            by_name.setdefault(key[1:], []).append(span)
-        else:
-            rest.append(span)
-    texts: list[bytes] = []
-    taken: list[fastpath.Span] = []
-    for name, spans in by_name.items():
-        # The lines of one repeated name, renamed in one go: each occurrence a number of its own.
-        text = b"".join([chunk[start:stop] for _, start, stop in spans])
-        if name in components or not _PLAIN_NAME.fullmatch(name) or b'\\"' + name + b'"' in text:
-            rest += spans  # a path's name, or a quote after a backslash: parsed
-            continue
-        # Split at the quoted name (bytes.split: a memmem, not a regex); an occurrence a colon follows is
-        # a member name and gets a number of its own, any other (a string value) stays as it is.
-        quoted = b'"' + name + b'"'
-        parts = (text if text.endswith(b"\n") else text + b"\n").split(quoted)
-        names = _renames(name, len(parts) - 1)
-        if text.count(quoted + b":") != len(names):  # not every occurrence a name with its colon right after
-            names = [
-                new if part.lstrip(_SPACE)[:1] == b":" else quoted for new, part in zip(names, parts[1:], strict=True)
-            ]
-        texts.append(b"".join(chain.from_iterable(zip(parts[:-1], names, strict=True))) + parts[-1])
-        taken += spans
-    if not taken:
-        return groups
-    found = rescan(b"".join(texts))
-    if found is None or len(found[0]) != 4 * len(taken):
-        return groups
-    new_ids, new_combos = memoryview(found[0]).cast("I"), found[1]
-    grown = bytearray(ids)
-    line_ids = memoryview(grown).cast("I")
-    combos, firsts = list(combos), list(firsts)
-    known = _combo_numbers(combos)
-    for number, span in enumerate(taken):
-        rescanned = new_ids[number]
-        if rescanned == fastpath.NO_GROUP:
-            rest.append(span)
-            continue
-        line_ids[span[0]] = _combo_of(known, combos, firsts, new_combos[rescanned], span[0])
-    line_ids.release()
-    rest.sort()
-    return bytes(grown), combos, firsts, rest
 
 
 class ChunkFacts(Record):
@@ -828,7 +717,16 @@ class BudgetRun:
         if not self._waiting:
             return
         waiting, self._waiting, self._waiting_lines = self._waiting, [], 0
-        self._feed(waiting[0] if len(waiting) == 1 else _joined(waiting))
+        # The feed makes lists as long as the chunks (offsets, each group's picks) and no reference cycle: a
+        # collection during it walks those young lists again at every threshold (with --group-by, 0.04-0.09 s
+        # of a check of 1,000,000 lines), so the collector waits for its end.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._feed(waiting[0] if len(waiting) == 1 else _joined(waiting))
+        finally:
+            if collecting:
+                gc.enable()
 
     def _feed(self, facts: ChunkFacts) -> None:
         if facts.bad is not None and facts.identities is not None and self._merging is not None:

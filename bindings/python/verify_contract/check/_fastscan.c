@@ -106,6 +106,11 @@ typedef struct {
     /* How many fields the profile requires. A line is clean only if it holds them all, so a required
      * member under a parent that is not an object makes the line ask the reference: conservative. */
     int required_count;
+    /* With the failure budget's groups (table_group_paths): the group fields and every field above one. A
+     * repeated member name none of them has then does not end the walk (read_name): the line keeps its
+     * status and key, and its group members are read on. Zero for a plain scan. */
+    int read_past_repeats;
+    uint8_t on_group_path[F_COUNT];
 } Table;
 
 typedef struct {
@@ -130,6 +135,9 @@ typedef struct {
     const uint8_t *start[F_COUNT];
     const uint8_t *stop[F_COUNT];
     int scanned; /* the whole document was read (SCAN_OK): the field spans above are the line's */
+    /* SCAN_DUP with Table.read_past_repeats: the walk read on past the line's repeated names (none on a group
+     * path) to its end, so the group members recorded are the values a parse finds */
+    int past_repeats;
 } Fields;
 
 /* scan_document's stacks: the member names of the open objects (duplicate detection) and the open
@@ -617,10 +625,20 @@ HOT uint64_t name_head(const uint8_t *k, uint32_t n, const uint8_t *end) {
     return head;
 }
 
+/* Whether a group field or a field above one (Table.on_group_path) has the name [k, k + n), at any depth:
+ * a repeated name that one has may change a line's group, so the walk stops there (the caller parses). */
+static int names_group_path(const Table *table, const uint8_t *k, uint32_t n) {
+    for (int i = 1; i <= table->count; i++)
+        if (table->on_group_path[i] && table->field[i].len == n && same_bytes(table->field[i].name, k, n)) return 1;
+    return 0;
+}
+
 /* The member name whose opening quote is at p, in the innermost object: past its closing quote, with the
  * field it names pending; or NULL with *result SCAN_DUP (a repeated name: the event, and *eol) or
- * SCAN_UNSURE. */
-HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int *result, const uint8_t **eol) {
+ * SCAN_UNSURE. With read_on (a constant: walk_reading_on), a repeated name on no group path is read past,
+ * its value recorded nowhere (a field under it would be on no group path either). */
+HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int *result, const uint8_t **eol,
+                             const int read_on) {
     Frame *fr = w->fr;
     Key *keys = w->stacks->keys;
     const uint8_t *k = p + 1;
@@ -636,6 +654,11 @@ HOT const uint8_t *read_name(Walk *w, const uint8_t *p, const uint8_t *end, int 
     uint64_t bit = 1ULL << (((head ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
     for (uint32_t i = (fr->seen & bit) ? fr->key_base : w->key_top; i < w->key_top; i++) {
         if (keys[i].len == n && same_bytes(keys[i].p, k, n)) {
+            if (read_on) {
+                if (names_group_path(w->table, k, n)) return NULL;
+                fr->pending = F_NONE; /* which of its values a parse keeps (the last) decides no group member */
+                return p;
+            }
             w->f->event = k;
             w->f->event_len = n;
             *eol = utf8_line_end(p, end);
@@ -718,9 +741,12 @@ HOT const uint8_t *number_run(const uint8_t *p, const uint8_t *end, int *wide, i
  * recorded. SCAN_NAN / SCAN_DUP: that is the first defect in text order (SPEC 2.1), and the line is valid UTF-8.
  * SCAN_UNSURE: ask the reference. *eol is set to the line's end for all but SCAN_UNSURE.
  * Not inlined into the line loop, where its token loop would share the registers with the loop's own values:
- * inlined, the scan executes some 8% more instructions (callgrind, benchmarks/budget.py --instructions). */
-NOINLINE static int scan_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
-                                  Fields *f, const uint8_t **eol) {
+ * inlined, the scan executes some 8% more instructions (callgrind, benchmarks/budget.py --instructions).
+ * read_on (a constant): read past repeated names on no group path (walk_reading_on); without it the walk's
+ * code is as if the budget had no groups (with a branch back into the loop, every line pays 50-130
+ * instructions, callgrind). */
+HOT int walk(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end, Fields *f,
+             const uint8_t **eol, const int read_on) {
     Walk w = {table, stacks, f, NULL, 0, 0};
     push_frame(&w, 1, 0, F_NONE);
     p = skip_ws(p + 1, end);
@@ -733,7 +759,7 @@ key:
     if (p >= end || *p != '"') return SCAN_UNSURE;
     {
         int result;
-        p = read_name(&w, p, end, &result, eol);
+        p = read_name(&w, p, end, &result, eol, read_on);
         if (!p) return result;
         p = skip_ws(p, end);
         if (p >= end || *p != ':') return SCAN_UNSURE;
@@ -800,6 +826,34 @@ closed: /* p is just past the closing bracket of the innermost container */
     if (p < end && *p != '\n') return SCAN_UNSURE; /* more text after the value */
     *eol = p;
     return SCAN_OK;
+}
+
+NOINLINE static int walk_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
+                                  Fields *f, const uint8_t **eol) {
+    return walk(table, stacks, p, end, f, eol, 0);
+}
+
+NOINLINE static int walk_reading_on(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end,
+                                    Fields *f, const uint8_t **eol) {
+    return walk(table, stacks, p, end, f, eol, 1);
+}
+
+/* walk_document; and with the budget's groups (Table.read_past_repeats), a line whose first defect is a
+ * repeated name is walked again reading past the repeated names on no group path, for its group members:
+ * f->past_repeats says whether that walk read the whole document. The line keeps the first walk's result,
+ * event and end, as without groups. */
+static int scan_document(const Table *table, DocStacks *stacks, const uint8_t *p, const uint8_t *end, Fields *f,
+                         const uint8_t **eol) {
+    int result = walk_document(table, stacks, p, end, f, eol);
+    if (result != SCAN_DUP || !table->read_past_repeats) return result;
+    const uint8_t *event = f->event, *line_end = *eol, *again;
+    size_t event_len = f->event_len;
+    memset(f->type, 0, (size_t)table->count + 1);
+    f->wide_int = 0;
+    f->past_repeats = walk_reading_on(table, stacks, p, end, f, &again) == SCAN_OK;
+    f->event = event, f->event_len = event_len; /* a NaN token after it would write its own */
+    *eol = line_end;
+    return SCAN_DUP;
 }
 
 static int is_blank(const uint8_t *p, const uint8_t *end) {
@@ -967,6 +1021,15 @@ static int load_table(Table *table, const uint8_t *b, size_t len) {
         if (spec->role == ROLE_KIND) table->kind = (uint8_t)i;
     }
     return at == len;
+}
+
+/* The failure budget's group fields (field numbers, from 1) in a loaded table: the walk then reads on past a
+ * repeated member name that neither they nor a field above them has (Table.read_past_repeats). */
+static void table_group_paths(Table *table, const uint8_t *fields, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (int at = fields[i]; at >= 1 && at <= table->count && !table->on_group_path[at]; at = table->field[at].parent)
+            table->on_group_path[at] = 1;
+    table->read_past_repeats = 1;
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -1456,6 +1519,7 @@ HOT const uint8_t *scan_line(Scanner *scanner, const uint8_t *q, const uint8_t *
     *status = STATUS_TEXT;
     *keyed = 0;
     f->scanned = 0;
+    f->past_repeats = 0;
     if (p < end && *p == '{') {
         if (table->count < 32) memset(f->type, 0, 32); /* a constant size: inlined (type[] has F_COUNT) */
         else memset(f->type, 0, (size_t)table->count + 1);
@@ -1706,9 +1770,17 @@ static int line_kind(const Table *table, const Fields *f, const uint8_t *q, cons
 #define MAX_GROUP_PATHS 8
 #define NO_GROUP 0xFFFFFFFFu
 
+/* A value's raw bytes with their first and last 8 (zero-padded; tail 0 for 8 bytes or fewer), read once a
+ * line: two values compare in a few register compares, and hash without a loop over their bytes. */
 typedef struct {
     const uint8_t *p; /* into the scanned buffer or a literal: both outlive the call's tables */
-    uint32_t len, hash, id1; /* id1: the value id + 1; 0 is an empty slot */
+    uint64_t head, tail;
+    uint32_t len;
+} Raw;
+
+typedef struct {
+    Raw raw;
+    uint32_t hash, id1; /* id1: the value id + 1; 0 is an empty slot */
 } ValueSlot;
 
 typedef struct {
@@ -1733,20 +1805,36 @@ typedef struct {
     Combo *combo_of; /* combination id -> its values and first line */
     size_t combo_capacity;
     /* The line before's values and combination: most lines repeat them, and then need no hashing. */
-    const uint8_t *last[MAX_GROUP_PATHS];
-    uint32_t last_len[MAX_GROUP_PATHS], last_id[MAX_GROUP_PATHS], last_combo;
+    Raw last[MAX_GROUP_PATHS];
+    uint32_t last_id[MAX_GROUP_PATHS], last_combo;
     int has_last;
 } Groups;
 
-static uint32_t hash_bytes(const uint8_t *s, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n; /* eight bytes at a time, then the rest */
-    for (; n >= 8; s += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-        h ^= h >> 32;
+/* The Raw of the n bytes at p, reading none outside them (a value may end its buffer). */
+HOT Raw raw_of(const uint8_t *p, size_t n) {
+    Raw r = {p, 0, 0, (uint32_t)n};
+    if (n >= 8) {
+        memcpy(&r.head, p, 8);
+        if (n > 8) memcpy(&r.tail, p + n - 8, 8);
+    } else if (n >= 4) { /* two overlapping 4-byte reads: the bytes they share are the same */
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        r.head = a | (uint64_t)b << (8 * (n - 4));
+    } else if (n) {
+        r.head = p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
     }
-    for (; n; n--) h = (h ^ *s++) * 0x100000001B3ULL;
+    return r;
+}
+
+/* Equal bytes: the first and last 8 cover values of up to 16 bytes; longer ones compare the middle too. */
+HOT int same_raw(const Raw *a, const Raw *b) {
+    return a->len == b->len && a->head == b->head && a->tail == b->tail &&
+           (a->len <= 16 || same_bytes(a->p + 8, b->p + 8, a->len - 16));
+}
+
+HOT uint32_t raw_hash(const Raw *r) {
+    uint64_t h = (r->head * 0x9E3779B97F4A7C15ULL) ^ ((r->tail ^ r->len) * 0xFF51AFD7ED558CCDULL);
     h ^= h >> 29;
     return (uint32_t)(h ^ (h >> 32));
 }
@@ -1812,16 +1900,16 @@ static void *grow_slots(void *slots, size_t *mask, size_t size, size_t hash_at, 
 }
 
 /* The id of a value by its raw bytes, made at its first sight; -1 when out of memory. */
-static int64_t value_id(Groups *g, const uint8_t *p, size_t n) {
-    uint32_t h = hash_bytes(p, n);
+static int64_t value_id(Groups *g, const Raw *raw) {
+    uint32_t h = raw_hash(raw);
     size_t j = h & g->value_mask;
     for (; g->values[j].id1; j = (j + 1) & g->value_mask) {
         ValueSlot *v = &g->values[j];
-        if (v->hash == h && v->len == n && same_bytes(v->p, p, (uint32_t)n)) return (int64_t)v->id1 - 1;
+        if (v->hash == h && same_raw(&v->raw, raw)) return (int64_t)v->id1 - 1;
     }
     if (reserve((void **)&g->value_of, &g->value_capacity, g->value_count, sizeof *g->value_of) < 0) return -1;
     uint32_t id = (uint32_t)g->value_count;
-    g->values[j] = g->value_of[id] = (ValueSlot){p, (uint32_t)n, h, id + 1};
+    g->values[j] = g->value_of[id] = (ValueSlot){*raw, h, id + 1};
     if (++g->value_count * 2 > g->value_mask) {
         ValueSlot *grown = grow_slots(g->values, &g->value_mask, sizeof(ValueSlot), offsetof(ValueSlot, hash),
                                       offsetof(ValueSlot, id1));
@@ -1839,30 +1927,29 @@ static int64_t group_id(Groups *g, const Fields *f, Py_ssize_t index) {
     int same = g->has_last; /* every value the line before's */
     for (int i = 0; i < g->paths; i++) {
         int field = g->field[i];
-        const uint8_t *p;
-        size_t n;
+        Raw raw;
         switch (f ? f->type[field] : T_NONE) {
         case T_NONE:
         case T_NULL:
-            p = (const uint8_t *)"null", n = 4;
+            raw = (Raw){(const uint8_t *)"null", 0x6C6C756EULL, 0, 4}; /* raw_of("null", 4) */
             break;
         case T_OBJ:
-            p = (const uint8_t *)"{}", n = 2;
+            raw = (Raw){(const uint8_t *)"{}", 0x7D7BULL, 0, 2};
             break;
         case T_ARR:
-            p = (const uint8_t *)"[]", n = 2;
+            raw = (Raw){(const uint8_t *)"[]", 0x5D5BULL, 0, 2};
             break;
         default:
-            p = f->start[field], n = (size_t)(f->stop[field] - f->start[field]);
+            raw = raw_of(f->start[field], (size_t)(f->stop[field] - f->start[field]));
         }
-        if (g->has_last && g->last_len[i] == n && same_bytes(g->last[i], p, (uint32_t)n)) {
+        if (g->has_last && same_raw(&g->last[i], &raw)) {
             ids[i] = g->last_id[i];
         } else { /* other bytes: another value (a value's id is that of its bytes) */
-            int64_t id = value_id(g, p, n);
+            int64_t id = value_id(g, &raw);
             if (id < 0) return -1;
             ids[i] = (uint32_t)id;
             same = 0;
-            g->last[i] = p, g->last_len[i] = (uint32_t)n, g->last_id[i] = ids[i];
+            g->last[i] = raw, g->last_id[i] = ids[i];
         }
         h = (h ^ ids[i]) * 16777619u;
     }
@@ -1901,7 +1988,7 @@ static int groups_made(const Groups *g, PyObject *label, PyObject **tuples, PyOb
     *tuples = *firsts = NULL;
     for (size_t i = 0; labels && i < g->value_count; i++) {
         const ValueSlot *v = &g->value_of[i];
-        PyObject *raw = PyBytes_FromStringAndSize((const char *)v->p, (Py_ssize_t)v->len);
+        PyObject *raw = PyBytes_FromStringAndSize((const char *)v->raw.p, (Py_ssize_t)v->raw.len);
         PyObject *made = raw ? PyObject_CallOneArg(label, raw) : NULL;
         Py_XDECREF(raw);
         if (!made) Py_CLEAR(labels);
@@ -2045,7 +2132,9 @@ static int note_group(Groups *g, LineResults *r, const Fields *f, int status, in
     /* a text key of a defect orjson refuses too (a NaN token, a syntax error, ill-formed UTF-8, a byte order
      * mark): the caller's parse would find no document, so every member is absent */
     int refused = keyed && status == STATUS_TEXT && memchr("NSUB", key->buf[0], 4);
-    if ((f->scanned && !f->wide_int) || refused) { /* orjson, the caller's parse, reads long integers its own way */
+    /* a line read whole, or read past its repeated names (none on a group path: the last value a parse keeps
+     * decides no group member); orjson, the caller's parse, reads long integers its own way */
+    if (((f->scanned || f->past_repeats) && !f->wide_int) || refused) {
         int64_t id = group_id(g, refused ? NULL : f, line.index);
         if (id < 0) return -1;
         r->group_of[line.index] = (uint32_t)id;
@@ -2163,7 +2252,10 @@ static PyObject *scan_chunk(ModuleState *state, const Py_buffer *buf, const Py_b
         PyErr_SetString(PyExc_ValueError, "fields: not a field table (see fastpath.field_table)");
         goto done;
     }
-    if (b && b->grouped && groups_open(&b->groups, &scanner->table, b->group_fields, b->label) < 0) goto done;
+    if (b && b->grouped) {
+        if (groups_open(&b->groups, &scanner->table, b->group_fields, b->label) < 0) goto done;
+        table_group_paths(&scanner->table, b->groups.field, (size_t)b->groups.paths);
+    }
     /* Without the GIL the buffer stays as it is: the caller's Py_buffer export keeps it alive, and bytes cannot
      * change, nor can a bytearray or mmap with an export be resized or closed. */
     const uint8_t *base = (const uint8_t *)buf->buf;
@@ -2229,9 +2321,10 @@ PyDoc_STRVAR(scan_budget_doc,
              "the GIL, in the order lines first show the texts. groups is\n"
              "ChunkGroups(ids, combinations, firsts, unread): ids a uint32 per line (native order), the id of its\n"
              "combination of labels, 0xFFFFFFFF for a blank line or one the scan did not read whole (or read\n"
-             "with an integer past 18 digits); combinations the label tuples by id, in the order lines first\n"
-             "show them, firsts the index of that line; unread lists (index, start, end) of the lines without\n"
-             "an id that are not blank, for the caller to parse.");
+             "with an integer past 18 digits; a line whose first defect is a repeated member name that no path\n"
+             "has is read on past it: whichever value wins, its groups are the same); combinations the label\n"
+             "tuples by id, in the order lines first show them, firsts the index of that line; unread lists\n"
+             "(index, start, end) of the lines without an id that are not blank, for the caller to parse.");
 
 static PyObject *scan_budget(PyObject *module, PyObject *args) {
     Py_buffer buf, fields, kinds;

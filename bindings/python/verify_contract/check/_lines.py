@@ -130,7 +130,7 @@ def check_chunk(
         statuses, others = fastpath.scan(chunk, options.contract, options.fast)  # type: ignore[arg-type]
     else:  # a failure budget: the kinds of the lines the scan read whole too
         from verify_contract.budget import NO_KIND
-        from verify_contract.check._budget import REREAD_MEMBER, group_labels, reread_repeated_names
+        from verify_contract.check._budget import REREAD_MEMBER, group_labels
 
         labels = group_labels(options.facts, path)
 
@@ -142,12 +142,6 @@ def check_chunk(
             NO_KIND,
             labels,
         )
-        if groups is not None and groups[3]:  # lines not read whole: a repeated name's read again by the scan
-
-            def rescan(text: bytes) -> fastpath.GroupIds | None:
-                return fastpath.scan_kinds(text, options.contract, options.fast, REREAD_MEMBER, NO_KIND, labels)[4]
-
-            groups = reread_repeated_names(chunk, others, groups, options.facts.group_paths, rescan)
     tally.lines = len(statuses)
     tally.add_clean(statuses)
     unkeyed: dict[int, Outcome] | None = {} if options.facts is not None else None
