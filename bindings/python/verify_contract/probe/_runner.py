@@ -410,11 +410,16 @@ async def probe_with(transport: Transport, endpoint: str, cases: Cases, settings
 def probe(endpoint: str, cases: Cases, settings: Settings = Settings()) -> ProbeReport:
     """Probe a running server at ``endpoint`` (an http or https URL)."""
 
-    from verify_contract.probe._network import NetworkTransport  # aiohttp: the probe extra
+    from verify_contract.probe._http1 import PlainHttpTransport, fits
 
     async def run() -> ProbeReport:
-        async with NetworkTransport(settings.concurrency) as transport:
-            return await probe_with(transport, endpoint, cases, settings)
+        if fits(endpoint):  # plain http: the probe's own client, without aiohttp's start-up and per-request cost
+            async with PlainHttpTransport(settings.concurrency) as transport:
+                return await probe_with(transport, endpoint, cases, settings)
+        from verify_contract.probe._network import NetworkTransport  # aiohttp: the probe extra
+
+        async with NetworkTransport(settings.concurrency) as network:
+            return await probe_with(network, endpoint, cases, settings)
 
     return asyncio.run(run())
 
