@@ -72,7 +72,9 @@ class ScriptedServer:
 Outcome = tuple[int, str, bytes] | TransportError
 
 
-def exchange(replies: list[Scripted], requests: int = 1) -> tuple[list[Outcome], ScriptedServer]:
+def exchange(
+    replies: list[Scripted], requests: int = 1, host: str = "127.0.0.1"
+) -> tuple[list[Outcome], ScriptedServer]:
     """``requests`` posts one after another through one transport: each reply's status, type and body, or
     the transport's error."""
     server = ScriptedServer(replies)
@@ -84,7 +86,7 @@ def exchange(replies: list[Scripted], requests: int = 1) -> tuple[list[Outcome],
         async with PlainHttpTransport(4) as transport:
             for _ in range(requests):
                 try:
-                    url = f"http://127.0.0.1:{port}/verify"
+                    url = f"http://{host}:{port}/verify"
                     async with transport.post(url, b"{}", {"content-type": "application/json"}) as answer:
                         body = b"".join([part async for part in answer.chunks()])
                         outcomes.append((answer.status, answer.content_type, body))
@@ -100,6 +102,12 @@ def test_a_kept_alive_connection_carries_the_next_request() -> None:
     outcomes, server = exchange([Scripted(sized(b'{"reward": 1}')), Scripted(sized(b'{"reward": 0}'))], 2)
     assert outcomes == [(200, "application/json", b'{"reward": 1}'), (200, "application/json", b'{"reward": 0}')]
     assert server.connections == 1
+
+
+def test_a_host_name_is_resolved_to_the_address_that_answers() -> None:
+    """localhost may resolve to ::1 first, where the server (on 127.0.0.1) is not: the next address is tried."""
+    outcomes, server = exchange([Scripted(sized(b"{}", "Connection: close")), Scripted(sized(b"{}"))], 2, "localhost")
+    assert outcomes == [(200, "application/json", b"{}")] * 2 and server.connections == 2
 
 
 def test_a_chunked_body_with_extensions_and_trailers_is_read_whole_and_the_connection_kept() -> None:

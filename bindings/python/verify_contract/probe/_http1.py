@@ -257,13 +257,15 @@ async def _head(connection: _Connection) -> tuple[int, dict[str, str], bool]:
     connection may be kept; 1xx replies before it are skipped."""
     received = False
     while True:
+        searched = 0  # a head dripped a byte at a time is searched once, not once a byte
         while True:
-            end = connection.buffer.find(b"\r\n\r\n")
+            end = connection.buffer.find(b"\r\n\r\n", searched)
             if end >= 0:
                 head = connection.take(end + 4)
                 break
             if len(connection.buffer) > MAX_HEAD_BYTES:
                 raise TransportError(f"the reply's head is longer than {MAX_HEAD_BYTES:,} bytes")
+            searched = max(0, len(connection.buffer) - 3)
             received = received or bool(connection.buffer)
             if not await connection.more():
                 if not received and not connection.buffer:
@@ -348,12 +350,16 @@ class PlainHttpTransport:
             connection.close()
         loop = asyncio.get_running_loop()
         failures: list[str] = []
-        for address in await self._resolved(target):
+        addresses = await self._resolved(target)
+        for address in list(addresses):
             try:
                 _, connection = await loop.create_connection(_Connection, address, target.port)
             except OSError as error:
                 failures.append(f"{address}: {error.strerror or error}")
                 continue
+            if address != addresses[0]:  # the next connections try first the address that answered
+                addresses.remove(address)
+                addresses.insert(0, address)
             self._open.add(connection)
             return connection
         where = f"{target.host}:{target.port}"
