@@ -32,17 +32,22 @@ class _NetworkAnswer:
 
 
 class NetworkTransport:
-    """A session whose pool holds at most ``concurrency`` connections, kept alive between requests. Nothing
-    is decompressed (the probe inflates under its cap), no redirect followed, and no timeout of its own: the
-    probe's ``--timeout`` bounds each request as a whole. Proxies come from the environment (``HTTP_PROXY``,
-    ``NO_PROXY``), as they did with httpx."""
+    """A session whose pool holds at most ``concurrency`` connections, kept alive between requests, and no
+    cookies. Nothing is decompressed (the probe inflates under its cap), no redirect followed, and no timeout of
+    its own: the probe's ``--timeout`` bounds each request as a whole. Proxies come from the environment
+    (``HTTP_PROXY``, ``NO_PROXY``), as they did with httpx."""
 
     def __init__(self, concurrency: int) -> None:
         connector = aiohttp.TCPConnector(limit=max(1, concurrency), limit_per_host=0)
         # trust_env costs two trips to a worker thread a request (the proxy variables, the netrc file), most of
         # the probe's CPU once: it is asked for only when the environment has something for it to find.
+        # No cookie jar: each case is sent as it is written, whatever an earlier reply set (as _http1 sends it).
         self._session = aiohttp.ClientSession(
-            connector=connector, auto_decompress=False, timeout=aiohttp.ClientTimeout(), trust_env=environment_applies()
+            connector=connector,
+            auto_decompress=False,
+            timeout=aiohttp.ClientTimeout(),
+            trust_env=environment_applies(),
+            cookie_jar=aiohttp.DummyCookieJar(),
         )
 
     async def __aenter__(self) -> NetworkTransport:
