@@ -36,6 +36,7 @@ RESOLVED_SECONDS = 10.0
 """How long a host name's addresses are reused before it is resolved again (as aiohttp caches them)."""
 USER_AGENT = "verify-contract-probe"
 _NO_BODY_STATUSES = frozenset({204, 304})
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
 
 
 def fits(url: str) -> bool:
@@ -213,10 +214,7 @@ class _Answer:
         while True:
             line = await _line(connection, "a chunk's size")
             size_text = line.split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16) if size_text and size_text.isalnum() else -1
-            except ValueError:
-                size = -1
+            size = int(size_text, 16) if size_text and not size_text.strip(_HEX_DIGITS) else -1  # no 0x, no _
             if size < 0:
                 raise BrokenReply(f"a malformed chunk size {size_text[:40]!r}")
             if size == 0:
