@@ -69,15 +69,27 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=500)
     parser.add_argument("--pace", type=float, default=0.2, help="the server's seconds per reply (default 0.2)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="leave the package's bytecode as it is (by default it is compiled first, as an installed package has "
+        "it: with PYTHONDONTWRITEBYTECODE set, an editable install compiles its modules again on every run)",
+    )
     args = parser.parse_args()
     from live_servers import uvicorn_server
+
+    if not args.no_compile:
+        import compileall
+
+        compileall.compile_dir(ROOT / "bindings" / "python" / "verify_contract", quiet=1)
 
     ideal = math.ceil(args.requests / args.concurrency) * args.pace
     request = json.loads((ROOT / "examples" / "cases.jsonl").read_text(encoding="utf-8").splitlines()[0])["request"]
     body = json.dumps(request).encode()
     print(
         f"probe --concurrency {args.concurrency}: {args.requests:,} requests to a server answering after "
-        f"{args.pace} s (ideal {ideal:.2f} s); load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores"
+        f"{args.pace} s (ideal {ideal:.2f} s); load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; "
+        f"the package's bytecode {'as it was' if args.no_compile else 'compiled first'}"
     )
     print("| client | seconds | x ideal | connections |\n|---|---|---|---|")
     rows: list[dict[str, Any]] = []

@@ -204,11 +204,13 @@ def test_prometheus_counters_in_a_given_registry() -> None:
     assert registry.get_sample_value("verify_contract_middleware_findings_total", {"rule": "reward-type"}) == 1.0
 
 
-def test_the_pre_check_shortcut_never_hides_a_finding() -> None:
-    """The middleware lets check's compiled pre-check prove a reply clean (need_values=False): over every
-    conformance vector holding a document, both ways find the same."""
+def test_the_pre_check_shortcut_never_hides_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply check's compiled pre-check proves clean skips the body checks: the middleware's (need_values=False)
+    and the probe's, which still reads the values. Over every conformance vector holding a document, each way
+    finds what the full judge finds (the pre-check turned off), and the probe's reads the same values."""
     from verify_contract.check import _fastpath as fastpath
     from verify_contract.contract import ABSENT
+    from verify_contract.probe import _checks
     from verify_contract.probe._checks import Reply, judge_reply
     from verify_contract.vectors import load_vectors
 
@@ -220,9 +222,13 @@ def test_the_pre_check_shortcut_never_hides_a_finding() -> None:
             continue
         reply = Reply(200, "application/json", json.dumps(vector.instance, separators=(",", ":")).encode(), 0.001)
         settings = {"version": vector.contract_version, "profile": vector.profile}
-        full = judge_reply(reply, **settings).findings
+        with monkeypatch.context() as patched:
+            patched.setattr(_checks, "_proved_clean", lambda *_: False)
+            full = judge_reply(reply, **settings)
         quick = judge_reply(reply, **settings, need_values=False)
-        assert quick.findings == full, vector.id
+        probe = judge_reply(reply, **settings)
+        assert quick.findings == probe.findings == full.findings, vector.id
+        assert probe == full, vector.id
         compared += 1
         shortcut += quick.document is ABSENT  # proved clean: the body checks did not run
     assert compared > 100 and shortcut > 10

@@ -11,12 +11,13 @@ and ``sk-SECRET123`` came back in text, JSON and JUnit.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ import httpx
 import pytest
 
 from verify_contract.cli._exit_codes import EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE
-from verify_contract.probe import Case, Settings, file_cases, format_report, probe
+from verify_contract.probe import Case, ProbeReport, Settings, file_cases, format_report, probe, probe_with
 from verify_contract.probe._checks import MAX_REPLY_BYTES
 from verify_contract.probe._redact import MIN_SECRET_LENGTH, REDACTED
 
@@ -267,9 +268,24 @@ def test_without_redaction_the_echoes_would_leak(hostile: str, tmp_path: Path) -
         assert _leaks(format_report(report, output_format)), output_format
 
 
+def _probe_through_aiohttp(endpoint: str, cases: list[Case], settings: Settings) -> ProbeReport:
+    """``probe`` through aiohttp's transport, which https URLs and proxies take (plain http takes the probe's own)."""
+    from verify_contract.probe._network import NetworkTransport
+
+    async def run() -> ProbeReport:
+        async with NetworkTransport(settings.concurrency) as transport:
+            return await probe_with(transport, endpoint, cases, settings)
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("client", [probe, _probe_through_aiohttp], ids=["own-client", "aiohttp"])
 @pytest.mark.parametrize(("cases", "concurrency"), [(200, 50), (30, 1)])
 def test_the_pool_holds_at_most_concurrency_connections(
-    cases: int, concurrency: int, monkeypatch: pytest.MonkeyPatch
+    cases: int,
+    concurrency: int,
+    client: Callable[[str, list[Case], Settings], ProbeReport],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Against a server that answers after a pace (tests/paced_resource_server.py counts the requests and the
     client ports it saw), N requests at concurrency C reuse C kept-alive connections: at most C opened, so the
@@ -279,7 +295,7 @@ def test_the_pool_holds_at_most_concurrency_connections(
     request = attack("fine")
     settings = Settings(checks=("probe-http-status", "probe-contract"), concurrency=concurrency, timeout=60)
     with uvicorn_server("paced_resource_server:app", TESTS, ready_path="/count") as url:
-        report = probe(f"{url}/verify", [Case(f"case-{n}", request) for n in range(cases)], settings)
+        report = client(f"{url}/verify", [Case(f"case-{n}", request) for n in range(cases)], settings)
         seen = httpx.get(f"{url}/count", timeout=10).json()
     stats = report.statistics()
     assert report.ok and stats["requests"] == stats["replies"] == cases, stats

@@ -8,7 +8,8 @@ Public API::
 checks (``CHECKS``: stable ids such as ``probe-http-status`` and ``probe-contract``, SPEC section 4.4);
 ``probe_app(app, ...)`` does the same to an ASGI app in process. ``cases`` is a list of ``Case`` or a
 ``CaseFile`` (``file_cases``, ``replay_cases``: read as sent, never held). ``probe`` needs aiohttp (the ``probe``
-extra); ``probe_app`` drives the app itself and needs no HTTP client.
+extra) for https and proxies (a plain http URL goes by the probe's own client, ``_http1``); ``probe_app``
+drives the app itself and needs no HTTP client.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from verify_contract.probe._runner import ProbeReport, Settings, probe, probe_app, probe_app_async, probe_with
 
 # Imported on first use (PEP 562): the checks and the redaction (which the ASGI middleware uses) stay light;
-# only ``probe`` (its network transport) imports aiohttp.
+# only ``probe`` imports aiohttp, and only for a URL its own client does not take (``_http1.fits``).
 _HOME = {
     **dict.fromkeys(
         (

@@ -9,7 +9,7 @@ import math
 import time
 import zlib
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -205,7 +205,7 @@ class _Exchange:
 async def _exchange(
     transport: Transport, endpoint: str, body: bytes, budget: _Budget, cap_bytes: int, into: _Exchange
 ) -> None:
-    headers = {"content-type": "application/json", "accept-encoding": ", ".join(ACCEPTED_ENCODINGS)}
+    headers = REQUEST_HEADERS
     for attempt in range(RESENDS + 1):
         # A kept-alive connection the server closed meanwhile (Starlette's error middleware re-raises after its
         # 500, and uvicorn then drops the connection) fails the next request sent on it before any byte of a
@@ -235,6 +235,9 @@ ACCEPTED_ENCODINGS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
 """The content codings the probe asks for and inflates itself, by zlib window bits: zlib stops at the size
 cap (``max_length``), where a decoder that inflates whole network chunks (64 KiB of a gzip bomb is 64 MiB)
 would not."""
+
+
+REQUEST_HEADERS = {"content-type": "application/json", "accept-encoding": ", ".join(ACCEPTED_ENCODINGS)}
 
 
 class _Inflater:
@@ -293,6 +296,17 @@ async def _read_body(answer: Answer, cap_bytes: int, into: _Exchange) -> None:
         into.cut = f"the {inflater.encoding} body does not inflate ({cap(str(error), 80)})"
 
 
+async def _within(seconds: float, work: Awaitable[None]) -> None:
+    """``work`` bounded by ``seconds``; asyncio.timeout where there is one (Python 3.11): wait_for's task of its
+    own costs twice as much a request, and a turn of the event loop."""
+    deadline = getattr(asyncio, "timeout", None)
+    if deadline is None:
+        await asyncio.wait_for(work, seconds)
+        return
+    async with deadline(seconds):
+        await work
+
+
 async def _send(
     transport: Transport, endpoint: str, body: bytes, stop: _Stop, budget: _Budget, settings: Settings
 ) -> Reply:
@@ -301,9 +315,7 @@ async def _send(
     started = time.perf_counter()
     into = _Exchange()
     try:
-        await asyncio.wait_for(
-            _exchange(transport, endpoint, body, budget, settings.max_reply_bytes, into), settings.timeout
-        )
+        await _within(settings.timeout, _exchange(transport, endpoint, body, budget, settings.max_reply_bytes, into))
     except asyncio.TimeoutError:
         if into.status is None:
             return Reply(
@@ -410,13 +422,31 @@ async def probe_with(transport: Transport, endpoint: str, cases: Cases, settings
 def probe(endpoint: str, cases: Cases, settings: Settings = Settings()) -> ProbeReport:
     """Probe a running server at ``endpoint`` (an http or https URL)."""
 
-    from verify_contract.probe._network import NetworkTransport  # aiohttp: the probe extra
+    from verify_contract.probe._http1 import PlainHttpTransport, fits
 
     async def run() -> ProbeReport:
-        async with NetworkTransport(settings.concurrency) as transport:
-            return await probe_with(transport, endpoint, cases, settings)
+        if fits(endpoint):  # plain http: the probe's own client, without aiohttp's start-up and per-request cost
+            async with PlainHttpTransport(settings.concurrency) as transport:
+                return await probe_with(transport, endpoint, cases, settings)
+        from verify_contract.probe._network import NetworkTransport  # aiohttp: the probe extra
 
-    return asyncio.run(run())
+        async with NetworkTransport(settings.concurrency) as network:
+            return await probe_with(network, endpoint, cases, settings)
+
+    return _run(run())
+
+
+def _run(work: Coroutine[Any, Any, ProbeReport]) -> ProbeReport:
+    """``asyncio.run(work)``, the report handed out past the main task: Python 3.11's ``asyncio.run`` formats
+    that task, its result included, when it puts back the SIGINT handler (twice: a repr of every case's result,
+    3 ms a thousand cases)."""
+    reports: list[ProbeReport] = []
+
+    async def main() -> None:
+        reports.append(await work)
+
+    asyncio.run(main())
+    return reports[0]
 
 
 async def probe_app_async(
@@ -430,4 +460,4 @@ async def probe_app_async(
 
 def probe_app(app: Any, cases: Cases, settings: Settings = Settings(), path: str = "/verify") -> ProbeReport:
     """``probe_app_async`` from synchronous code (a test without an event loop)."""
-    return asyncio.run(probe_app_async(app, cases, settings, path))
+    return _run(probe_app_async(app, cases, settings, path))
