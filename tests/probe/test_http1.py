@@ -172,6 +172,10 @@ def test_a_drop_before_any_byte_is_the_one_error_the_runner_sends_again() -> Non
         (b"SMTP ready\r\n\r\n", TransportError, "not an HTTP/1.x status line"),
         (b"HTTP/1.1 200 OK\r\n no-name\r\n\r\n", TransportError, "a malformed header line"),
         (b"HTTP/1.1 200 OK\r\n" + b"X-Long: " + b"x" * MAX_HEAD_BYTES, TransportError, "head is longer than"),
+        # Found by test_http1_fuzz: read leniently, each framed a body h11 refuses (the first hid its length).
+        (b"HTTP/1.1 200 OK\r\nX-A: 1\nContent-Length: 2\r\n\r\n{}junk", TransportError, "a bare CR or LF"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\n{}\r\n0\r\n\r\n", BrokenReply, "not ended by CRLF"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n 2\r\n{}\r\n0\r\n\r\n", BrokenReply, "malformed chunk"),
     ],
     ids=[
         "cut-head",
@@ -184,6 +188,9 @@ def test_a_drop_before_any_byte_is_the_one_error_the_runner_sends_again() -> Non
         "not-http",
         "bad-header",
         "long-head",
+        "header-hidden-by-bare-lf",
+        "chunk-size-ended-by-bare-lf",
+        "chunk-size-after-a-space",
     ],
 )
 def test_each_broken_reply_is_its_error_never_a_resend(data: bytes, error: type[TransportError], said: str) -> None:

@@ -213,12 +213,12 @@ class _Answer:
         connection = self._connection
         while True:
             line = await _line(connection, "a chunk's size")
-            size_text = line.split(b";", 1)[0].strip()
+            size_text = line.split(b";", 1)[0].rstrip(b" \t")  # OWS after the size, BWS before ";", none before
             size = int(size_text, 16) if size_text and not size_text.strip(_HEX_DIGITS) else -1  # no 0x, no _
             if size < 0:
                 raise BrokenReply(f"a malformed chunk size {size_text[:40]!r}")
             if size == 0:
-                while await _line(connection, "the trailers"):
+                while await _line(connection, "the trailers", bare_lf=True):
                     pass
                 return
             async for part in self._sized_body(size):
@@ -237,13 +237,19 @@ def _content_length(text: str) -> int:
     return int(value)
 
 
-async def _line(connection: _Connection, what: str) -> bytes:
-    """One CRLF-ended line of a chunked body, without its ending."""
+async def _line(connection: _Connection, what: str, bare_lf: bool = False) -> bytes:
+    """One CRLF-ended line of a chunked body, without its ending. A bare LF or CR in a chunk's size or end is
+    refused, as h11 does (a framing read two ways is how a reply hides in another); ``bare_lf`` takes LF alone
+    for a line's end (RFC 9112 2.2 allows it), as h11 does in the trailers, where it frames nothing."""
     while True:
         end = connection.buffer.find(b"\n")
         if end >= 0:
-            line = connection.take(end + 1)
-            return line.rstrip(b"\r\n")
+            line = connection.take(end + 1)[:-1]
+            if bare_lf:
+                return line.removesuffix(b"\r")
+            if not line.endswith(b"\r") or b"\r" in line[:-1]:
+                raise BrokenReply(f"{what} not ended by CRLF: {line[:40]!r}")
+            return line[:-1]
         if len(connection.buffer) > MAX_CHUNK_LINE:
             raise BrokenReply(f"{what} takes more than {MAX_CHUNK_LINE:,} bytes")
         if not await connection.more():
@@ -271,6 +277,10 @@ async def _head(connection: _Connection) -> tuple[int, dict[str, str], bool]:
                 raise TransportError(f"{connection.why_ended()} mid-way through the reply's head")
         received = True
         lines = head.decode("latin-1").split("\r\n")
+        if any("\n" in line or "\r" in line for line in lines):
+            # A bare LF or CR inside a line would hide a header (Content-Length, Transfer-Encoding) in the value
+            # of the one before it, framing the body otherwise than a parser that takes LF for a line's end.
+            raise TransportError("a bare CR or LF in the reply's head")
         version, _, rest = lines[0].partition(" ")
         code = rest[:3]
         if not version.startswith("HTTP/1.") or len(code) != 3 or not code.isdigit() or rest[3:4] not in ("", " "):
