@@ -10,7 +10,9 @@ What it does: one ``POST`` a connection at a time, kept alive in a pool of at mo
 connections; the reply's head bounded (``MAX_HEAD_BYTES``), 1xx replies skipped, the body framed by
 ``Content-Length``, chunked coding, or the connection's end, and handed on as it comes, still content-coded
 (the probe inflates it under its cap). A socket's reading pauses while more than ``READ_AHEAD`` bytes wait, so
-a huge body is never held. A connection whose reply was not read to its end is closed, never reused.
+a huge body is never held. A connection whose reply was not read to its end is closed, never reused. A bare
+CR or LF in the head or in a chunk's size line is refused: the framing is held to h11's on the same bytes by
+``tests/probe/test_http1_fuzz.py``.
 """
 
 from __future__ import annotations
